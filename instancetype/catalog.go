@@ -1,0 +1,176 @@
+package instancetype
+
+import (
+	"fmt"
+	"os"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Catalog is a set of instance types, usually those of one region.
+type Catalog struct {
+	Region        string
+	Source        string
+	InstanceTypes []*InstanceType
+}
+
+// Catalog file schema (nodeplan/v1 InstanceTypeCatalog), see DESIGN.md.
+type catalogFile struct {
+	APIVersion    string             `json:"apiVersion"`
+	Kind          string             `json:"kind"`
+	Region        string             `json:"region,omitempty"`
+	Source        string             `json:"source,omitempty"`
+	InstanceTypes []instanceTypeFile `json:"instanceTypes"`
+}
+
+type instanceTypeFile struct {
+	Name               string              `json:"name"`
+	Labels             map[string]string   `json:"labels,omitempty"`
+	Capacity           corev1.ResourceList `json:"capacity"`
+	Overhead           overheadFile        `json:"overhead,omitempty"`
+	VolumeAttachLimits map[string]int      `json:"volumeAttachLimits,omitempty"`
+	Offerings          []offeringFile      `json:"offerings"`
+}
+
+type overheadFile struct {
+	KubeReserved      corev1.ResourceList `json:"kubeReserved,omitempty"`
+	SystemReserved    corev1.ResourceList `json:"systemReserved,omitempty"`
+	EvictionThreshold corev1.ResourceList `json:"evictionThreshold,omitempty"`
+}
+
+type offeringFile struct {
+	Zone                string   `json:"zone"`
+	CapacityType        string   `json:"capacityType"`
+	Price               *float64 `json:"price"`
+	Available           *bool    `json:"available,omitempty"`
+	ReservationID       string   `json:"reservationID,omitempty"`
+	ReservationCapacity int      `json:"reservationCapacity,omitempty"`
+}
+
+const (
+	CatalogAPIVersion = "nodeplan/v1"
+	CatalogKind       = "InstanceTypeCatalog"
+)
+
+// LoadCatalogFile reads a catalog file (YAML or JSON).
+func LoadCatalogFile(path string) (*Catalog, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading instance-type catalog: %w", err)
+	}
+	return ParseCatalog(data, path)
+}
+
+// ParseCatalog parses and validates a catalog document (YAML or JSON). source names the
+// document in error messages (usually its file name).
+func ParseCatalog(data []byte, source string) (*Catalog, error) {
+	var f catalogFile
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: not a valid instance-type catalog: %w", source, err)
+	}
+	if f.APIVersion != CatalogAPIVersion || f.Kind != CatalogKind {
+		return nil, fmt.Errorf("%s: apiVersion/kind is %q/%q, want %s/%s", source, f.APIVersion, f.Kind, CatalogAPIVersion, CatalogKind)
+	}
+	if len(f.InstanceTypes) == 0 {
+		return nil, fmt.Errorf("%s: instanceTypes is empty: a catalog needs at least one instance type", source)
+	}
+	c := &Catalog{Region: f.Region, Source: f.Source}
+	seen := map[string]int{}
+	for i, itf := range f.InstanceTypes {
+		it, err := itf.convert()
+		if err != nil {
+			name := itf.Name
+			if name == "" {
+				name = fmt.Sprintf("#%d", i)
+			}
+			return nil, fmt.Errorf("%s: instanceTypes[%d] (%s): %w", source, i, name, err)
+		}
+		if j, dup := seen[it.Name]; dup {
+			return nil, fmt.Errorf("%s: instanceTypes[%d]: name %q is already used by instanceTypes[%d]", source, i, it.Name, j)
+		}
+		seen[it.Name] = i
+		c.InstanceTypes = append(c.InstanceTypes, it)
+	}
+	sort.Slice(c.InstanceTypes, func(i, j int) bool { return c.InstanceTypes[i].Name < c.InstanceTypes[j].Name })
+	return c, nil
+}
+
+func (f instanceTypeFile) convert() (*InstanceType, error) {
+	if f.Name == "" {
+		return nil, fmt.Errorf("name: must be set")
+	}
+	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods} {
+		q, ok := f.Capacity[r]
+		if !ok || q.Sign() <= 0 {
+			return nil, fmt.Errorf("capacity.%s: must be set and positive", r)
+		}
+	}
+	for _, part := range []struct {
+		name string
+		list corev1.ResourceList
+	}{{"capacity", f.Capacity}, {"overhead.kubeReserved", f.Overhead.KubeReserved}, {"overhead.systemReserved", f.Overhead.SystemReserved}, {"overhead.evictionThreshold", f.Overhead.EvictionThreshold}} {
+		for _, name := range sortedResourceNames(part.list) {
+			if q := part.list[name]; q.Sign() < 0 {
+				return nil, fmt.Errorf("%s.%s: must not be negative, got %s", part.name, name, q.String())
+			}
+		}
+	}
+	for _, k := range sortedKeys(f.Labels) {
+		if err := requirements.ValidateNodeSelectorRequirement(corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{f.Labels[k]}}); err != nil {
+			return nil, fmt.Errorf("labels: %w", err)
+		}
+	}
+	for driver, n := range f.VolumeAttachLimits {
+		if n < 0 {
+			return nil, fmt.Errorf("volumeAttachLimits.%s: must not be negative, got %d", driver, n)
+		}
+	}
+	if len(f.Offerings) == 0 {
+		return nil, fmt.Errorf("offerings: needs at least one offering (zone, capacityType, price)")
+	}
+	it := &InstanceType{
+		Name:               f.Name,
+		Labels:             f.Labels,
+		Capacity:           f.Capacity,
+		Overhead:           Overhead{KubeReserved: f.Overhead.KubeReserved, SystemReserved: f.Overhead.SystemReserved, EvictionThreshold: f.Overhead.EvictionThreshold},
+		VolumeAttachLimits: f.VolumeAttachLimits,
+	}
+	for i, o := range f.Offerings {
+		switch {
+		case o.Zone == "":
+			return nil, fmt.Errorf("offerings[%d].zone: must be set", i)
+		case o.CapacityType != requirements.CapacityTypeOnDemand && o.CapacityType != requirements.CapacityTypeSpot && o.CapacityType != requirements.CapacityTypeReserved:
+			return nil, fmt.Errorf("offerings[%d].capacityType: %q is not one of on-demand, spot, reserved", i, o.CapacityType)
+		case o.Price == nil:
+			return nil, fmt.Errorf("offerings[%d].price: must be set (USD per hour)", i)
+		case *o.Price < 0:
+			return nil, fmt.Errorf("offerings[%d].price: must not be negative, got %v", i, *o.Price)
+		}
+		available := o.Available == nil || *o.Available
+		it.Offerings = append(it.Offerings, Offering{Zone: o.Zone, CapacityType: o.CapacityType, Price: *o.Price, Available: available, ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity})
+	}
+	sort.SliceStable(it.Offerings, func(i, j int) bool { return offeringLess(it.Offerings[i], it.Offerings[j]) })
+	return it, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(l))
+	for n := range l {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	return names
+}
