@@ -1,0 +1,75 @@
+package scheduling
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+)
+
+// Input is everything Solve needs. Nothing in it is modified.
+type Input struct {
+	// Pods are the pending pods to place.
+	Pods []*corev1.Pod
+	// NodePools to launch new nodes from.
+	NodePools []*NodePool
+	// ExistingNodes are the cluster's nodes with the pods bound to them.
+	ExistingNodes []*ExistingNode
+	// DaemonSets whose pods will run on new nodes, taking room from them.
+	DaemonSets []*appsv1.DaemonSet
+	// Namespaces give the labels pod affinity namespaceSelectors match.
+	Namespaces []*corev1.Namespace
+	// Volume objects that pods' claims refer to.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
+	Options                Options
+}
+
+// ExistingNode is a node already in the cluster.
+type ExistingNode struct {
+	Node *corev1.Node
+	// Pods bound to the node (spec.nodeName); they keep using its resources.
+	Pods []*corev1.Pod
+	// NodePool that launched the node, "" when not managed by one (from the
+	// karpenter.sh/nodepool label or the NodeClaim).
+	NodePool string
+	// Initialized is false for a node still starting (a NodeClaim in flight); such nodes are
+	// used after initialized ones.
+	Initialized bool
+	// VolumeAttachLimits per CSI driver, from the node's CSINode; nil when unknown.
+	VolumeAttachLimits map[string]int
+}
+
+// PreferencePolicy says what to do with preferred scheduling terms.
+type PreferencePolicy string
+
+const (
+	// PreferencesRespect honours preferences and relaxes them one at a time when a pod cannot
+	// be placed otherwise (Karpenter's default).
+	PreferencesRespect PreferencePolicy = "Respect"
+	// PreferencesIgnore drops every preference up front.
+	PreferencesIgnore PreferencePolicy = "Ignore"
+)
+
+// MinValuesPolicy says what to do when a node cannot keep minValues distinct values.
+type MinValuesPolicy string
+
+const (
+	// MinValuesStrict refuses such a node.
+	MinValuesStrict MinValuesPolicy = "Strict"
+	// MinValuesBestEffort keeps the node with fewer values and says so on it.
+	MinValuesBestEffort MinValuesPolicy = "BestEffort"
+)
+
+// DefaultMaxInstanceTypeOptions bounds the instance types listed per new node, as Karpenter
+// does (60 to the cloud provider; 600 kept while planning).
+const DefaultMaxInstanceTypeOptions = 600
+
+// Options tune Solve; the zero value means the defaults.
+type Options struct {
+	PreferencePolicy       PreferencePolicy
+	MinValuesPolicy        MinValuesPolicy
+	MaxInstanceTypeOptions int
+	// SkipImprovement leaves the greedy packing as it is (for comparison and tests).
+	SkipImprovement bool
+}

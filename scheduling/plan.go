@@ -1,0 +1,74 @@
+package scheduling
+
+import corev1 "k8s.io/api/core/v1"
+
+// Plan is Solve's answer: new nodes to launch, pods placed on existing nodes, and pods that
+// cannot be scheduled with the reason. Every input pod appears exactly once.
+type Plan struct {
+	NodeClaims    []NodeClaim         `json:"nodeClaims"`
+	ExistingNodes []ExistingPlacement `json:"existingNodes"`
+	Unschedulable []Unschedulable     `json:"unschedulable"`
+	Summary       Summary             `json:"summary"`
+}
+
+// NodeClaim is a node to launch.
+type NodeClaim struct {
+	// Name is <nodepool>-<n>, unique in the plan; also the node's kubernetes.io/hostname.
+	Name         string  `json:"name"`
+	NodePool     string  `json:"nodePool"`
+	InstanceType string  `json:"instanceType"`
+	Zone         string  `json:"zone"`
+	CapacityType string  `json:"capacityType"`
+	Price        float64 `json:"price"`
+	// InstanceTypeOptions are every type that would fit the node's pods, cheapest first.
+	InstanceTypeOptions []string            `json:"instanceTypeOptions"`
+	Labels              map[string]string   `json:"labels"`
+	Taints              []corev1.Taint      `json:"taints,omitempty"`
+	StartupTaints       []corev1.Taint      `json:"startupTaints,omitempty"`
+	Capacity            corev1.ResourceList `json:"capacity"`
+	Allocatable         corev1.ResourceList `json:"allocatable"`
+	// Pods are namespace/name of the pods planned onto the node.
+	Pods []string `json:"pods"`
+	// Notes explain choices worth knowing (e.g. minValues relaxed under BestEffort).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ExistingPlacement lists pending pods the plan puts on one existing node.
+type ExistingPlacement struct {
+	Name string   `json:"name"`
+	Pods []string `json:"pods"`
+}
+
+// Constraint classifies why a pod cannot be scheduled.
+type Constraint string
+
+// Constraint classes, as in the plan JSON.
+const (
+	ConstraintResources       Constraint = "Resources"
+	ConstraintNodeAffinity    Constraint = "NodeAffinity"
+	ConstraintTaints          Constraint = "Taints"
+	ConstraintTopologySpread  Constraint = "TopologySpread"
+	ConstraintPodAffinity     Constraint = "PodAffinity"
+	ConstraintPodAntiAffinity Constraint = "PodAntiAffinity"
+	ConstraintVolume          Constraint = "Volume"
+	ConstraintLimits          Constraint = "Limits"
+	ConstraintHostPorts       Constraint = "HostPorts"
+	ConstraintValidation      Constraint = "Validation"
+)
+
+// Unschedulable is a pod the plan cannot place, with a human sentence and its class.
+type Unschedulable struct {
+	Pod        string     `json:"pod"`
+	Reason     string     `json:"reason"`
+	Constraint Constraint `json:"constraint"`
+}
+
+// Summary totals a plan. Pods counts the pending pods in the input; Placed those placed on
+// new or existing nodes. LowerBound is a cost no packing of the new nodes' pods can beat.
+type Summary struct {
+	Pods       int     `json:"pods"`
+	Placed     int     `json:"placed"`
+	NewNodes   int     `json:"newNodes"`
+	HourlyCost float64 `json:"hourlyCost"`
+	LowerBound float64 `json:"lowerBound"`
+}
