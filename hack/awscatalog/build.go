@@ -244,6 +244,9 @@ func buildType(in *rawInstance, region string, zones []zone, maxPods map[string]
 	if !ok || !price.OnDemand.OK || price.OnDemand.V <= 0 {
 		return instanceType{}, "no Linux on-demand price in region"
 	}
+	if len(zones) == 0 {
+		return instanceType{}, "no zones known for the region (no AZ data, no standard zones)"
+	}
 	n, ok := parseName(name)
 	if !ok {
 		return instanceType{}, "unparseable name"

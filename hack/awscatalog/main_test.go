@@ -203,3 +203,25 @@ func TestEncodeDeterministic(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(doc), `"labels":{"a":"2","m":"3","z":"1"}`)
 }
+
+func TestRegionWithoutZones(t *testing.T) {
+	in := &rawInstance{
+		InstanceType: "m5.large", Generation: "current", Arch: flexStrings{"x86_64"},
+		VCPU: flexNumber{V: 2, OK: true}, Memory: flexNumber{V: 8, OK: true},
+		Pricing: flexPricing{"xx-nowhere-1": {OnDemand: flexNumber{V: 0.1, OK: true}}},
+	}
+	cat, report := buildCatalog("xx-nowhere-1", "test", []*rawInstance{in}, map[string]int{"m5.large": 29})
+	require.Empty(t, cat.InstanceTypes)
+	require.NotEmpty(t, report.notes)
+
+	// A region without AZ data but with standard zones offers every type in all of them.
+	in.Pricing = flexPricing{"eu-west-2": {OnDemand: flexNumber{V: 0.1, OK: true}}}
+	cat, _ = buildCatalog("eu-west-2", "test", []*rawInstance{in}, map[string]int{"m5.large": 29})
+	require.Len(t, cat.InstanceTypes, 1)
+	var zones []string
+	for _, o := range cat.InstanceTypes[0].Offerings {
+		require.True(t, o.Available)
+		zones = append(zones, o.Zone)
+	}
+	require.Equal(t, []string{"eu-west-2a", "eu-west-2b", "eu-west-2c"}, zones)
+}

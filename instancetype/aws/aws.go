@@ -8,8 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 )
@@ -21,6 +23,11 @@ const catalogSuffix = ".json.gz"
 
 // Regions returns the regions with an embedded catalog, sorted.
 func Regions() []string {
+	return slices.Clone(embeddedRegions())
+}
+
+// embeddedRegions lists the embedded catalogs once; the list never changes.
+var embeddedRegions = sync.OnceValue(func() []string {
 	entries, err := fs.ReadDir(catalogFiles, "catalog")
 	if err != nil {
 		// The directory is embedded at build time; it cannot be missing.
@@ -34,12 +41,12 @@ func Regions() []string {
 	}
 	sort.Strings(regions)
 	return regions
-}
+})
 
 // Catalog returns the embedded catalog of region, freshly parsed: callers own the result
 // and may modify it. An unknown region is an error that lists the known ones.
 func Catalog(region string) (*instancetype.Catalog, error) {
-	known := Regions()
+	known := embeddedRegions()
 	if i := sort.SearchStrings(known, region); i == len(known) || known[i] != region {
 		return nil, fmt.Errorf("aws: no embedded instance-type catalog for region %q; known regions: %s", region, strings.Join(known, ", "))
 	}
@@ -76,7 +83,7 @@ var zonePattern = regexp.MustCompile(`^([a-z]{2}(?:-[a-z]+)+-[0-9]+)(?:[a-z]|-[a
 // check with Catalog. Names that are not AWS zone names ("zone-a") give false.
 func ZoneRegion(zone string) (string, bool) {
 	// Embedded regions first: their names are known exactly.
-	for _, region := range Regions() {
+	for _, region := range embeddedRegions() {
 		rest, ok := strings.CutPrefix(zone, region)
 		if !ok {
 			continue

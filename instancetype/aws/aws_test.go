@@ -254,6 +254,7 @@ func TestZoneRegion(t *testing.T) {
 		{"us-gov-west-1a", "us-gov-west-1", true},
 		{"us-west-2-lax-1a", "us-west-2", true},
 		{"us-east-1-wl1-bos-wlz-1", "us-east-1", true},
+		{"ap-south-1-del-1a", "ap-south-1", true},
 		{"us-west-2", "", false},
 		{"us-west-2ab", "", false},
 		{"zone-a", "", false},
