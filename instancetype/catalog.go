@@ -1,11 +1,16 @@
 package instancetype
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeplan/nodeplan/requirements"
@@ -31,7 +36,7 @@ type instanceTypeFile struct {
 	Name               string              `json:"name"`
 	Labels             map[string]string   `json:"labels,omitempty"`
 	Capacity           corev1.ResourceList `json:"capacity"`
-	Overhead           overheadFile        `json:"overhead,omitempty"`
+	Overhead           overheadFile        `json:"overhead,omitzero"`
 	VolumeAttachLimits map[string]int      `json:"volumeAttachLimits,omitempty"`
 	Offerings          []offeringFile      `json:"offerings"`
 }
@@ -70,7 +75,10 @@ func LoadCatalogFile(path string) (*Catalog, error) {
 func ParseCatalog(data []byte, source string) (*Catalog, error) {
 	var f catalogFile
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: not a valid instance-type catalog: %w", source, err)
+		if located, ok := locateDecodeError(data, err); ok {
+			return nil, fmt.Errorf("%s: %w", source, located)
+		}
+		return nil, fmt.Errorf("%s: not a valid instance-type catalog: %w", source, decodeCause(err))
 	}
 	if f.APIVersion != CatalogAPIVersion || f.Kind != CatalogKind {
 		return nil, fmt.Errorf("%s: apiVersion/kind is %q/%q, want %s/%s", source, f.APIVersion, f.Kind, CatalogAPIVersion, CatalogKind)
@@ -90,7 +98,7 @@ func ParseCatalog(data []byte, source string) (*Catalog, error) {
 			return nil, fmt.Errorf("%s: instanceTypes[%d] (%s): %w", source, i, name, err)
 		}
 		if j, dup := seen[it.Name]; dup {
-			return nil, fmt.Errorf("%s: instanceTypes[%d]: name %q is already used by instanceTypes[%d]", source, i, it.Name, j)
+			return nil, fmt.Errorf("%s: instanceTypes[%d] (%s): name: %q is already used by instanceTypes[%d]", source, i, it.Name, it.Name, j)
 		}
 		seen[it.Name] = i
 		c.InstanceTypes = append(c.InstanceTypes, it)
@@ -123,9 +131,17 @@ func (f instanceTypeFile) convert() (*InstanceType, error) {
 		if err := requirements.ValidateNodeSelectorRequirement(corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{f.Labels[k]}}); err != nil {
 			return nil, fmt.Errorf("labels: %w", err)
 		}
+		switch requirements.NormalizeKey(k) {
+		case requirements.LabelTopologyZone, requirements.LabelCapacityType:
+			return nil, fmt.Errorf("labels.%s: must not be set: each offering gives its own zone and capacity type", k)
+		case requirements.LabelInstanceType:
+			if f.Labels[k] != f.Name {
+				return nil, fmt.Errorf("labels.%s: is %q but the type is named %q (the label is implied by name; leave it out)", k, f.Labels[k], f.Name)
+			}
+		}
 	}
-	for driver, n := range f.VolumeAttachLimits {
-		if n < 0 {
+	for _, driver := range sortedIntKeys(f.VolumeAttachLimits) {
+		if n := f.VolumeAttachLimits[driver]; n < 0 {
 			return nil, fmt.Errorf("volumeAttachLimits.%s: must not be negative, got %d", driver, n)
 		}
 	}
@@ -139,7 +155,14 @@ func (f instanceTypeFile) convert() (*InstanceType, error) {
 		Overhead:           Overhead{KubeReserved: f.Overhead.KubeReserved, SystemReserved: f.Overhead.SystemReserved, EvictionThreshold: f.Overhead.EvictionThreshold},
 		VolumeAttachLimits: f.VolumeAttachLimits,
 	}
+	type offeringKey struct{ zone, capacityType, reservationID string }
+	seen := map[offeringKey]int{}
 	for i, o := range f.Offerings {
+		key := offeringKey{o.Zone, o.CapacityType, o.ReservationID}
+		if j, dup := seen[key]; dup {
+			return nil, fmt.Errorf("offerings[%d]: zone %s, capacityType %s is already offered by offerings[%d]", i, o.Zone, o.CapacityType, j)
+		}
+		seen[key] = i
 		switch {
 		case o.Zone == "":
 			return nil, fmt.Errorf("offerings[%d].zone: must be set", i)
@@ -147,8 +170,12 @@ func (f instanceTypeFile) convert() (*InstanceType, error) {
 			return nil, fmt.Errorf("offerings[%d].capacityType: %q is not one of on-demand, spot, reserved", i, o.CapacityType)
 		case o.Price == nil:
 			return nil, fmt.Errorf("offerings[%d].price: must be set (USD per hour)", i)
+		case math.IsNaN(*o.Price) || math.IsInf(*o.Price, 0):
+			return nil, fmt.Errorf("offerings[%d].price: must be a finite number, got %v", i, *o.Price)
 		case *o.Price < 0:
 			return nil, fmt.Errorf("offerings[%d].price: must not be negative, got %v", i, *o.Price)
+		case o.ReservationCapacity < 0:
+			return nil, fmt.Errorf("offerings[%d].reservationCapacity: must not be negative, got %d", i, o.ReservationCapacity)
 		}
 		available := o.Available == nil || *o.Available
 		it.Offerings = append(it.Offerings, Offering{Zone: o.Zone, CapacityType: o.CapacityType, Price: *o.Price, Available: available, ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity})
@@ -166,6 +193,15 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+func sortedIntKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {
 	names := make([]corev1.ResourceName, 0, len(l))
 	for n := range l {
@@ -173,4 +209,88 @@ func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
 	return names
+}
+
+// locateDecodeError improves a strict-decoding error (unknown field, wrong type, bad
+// quantity) by naming the instance type, and the offering or resource within it, where
+// decoding fails: the decoder itself names at most the field, and in a catalog of hundreds of
+// types that is not enough to find it. It reports whether it found the place.
+func locateDecodeError(data []byte, err error) (error, bool) {
+	var doc struct {
+		InstanceTypes []json.RawMessage `json:"instanceTypes"`
+	}
+	if yaml.Unmarshal(data, &doc) != nil {
+		return decodeCause(err), false
+	}
+	for i, raw := range doc.InstanceTypes {
+		var it instanceTypeFile
+		itErr := yaml.UnmarshalStrict(raw, &it)
+		if itErr == nil {
+			continue
+		}
+		var parts struct {
+			Name      string                     `json:"name"`
+			Capacity  map[string]json.RawMessage `json:"capacity"`
+			Overhead  map[string]json.RawMessage `json:"overhead"`
+			Offerings []json.RawMessage          `json:"offerings"`
+		}
+		_ = yaml.Unmarshal(raw, &parts)
+		name := parts.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i)
+		}
+		where := fmt.Sprintf("instanceTypes[%d] (%s)", i, name)
+		if field, qErr := badQuantity("capacity", parts.Capacity); qErr != nil {
+			return fmt.Errorf("%s: %s: %w", where, field, qErr), true
+		}
+		for _, part := range []string{"kubeReserved", "systemReserved", "evictionThreshold"} {
+			var list map[string]json.RawMessage
+			if json.Unmarshal(parts.Overhead[part], &list) != nil {
+				continue
+			}
+			if field, qErr := badQuantity("overhead."+part, list); qErr != nil {
+				return fmt.Errorf("%s: %s: %w", where, field, qErr), true
+			}
+		}
+		for j, rawOffering := range parts.Offerings {
+			var o offeringFile
+			if oErr := yaml.UnmarshalStrict(rawOffering, &o); oErr != nil {
+				return fmt.Errorf("%s: offerings[%d]: %w", where, j, decodeCause(oErr)), true
+			}
+		}
+		return fmt.Errorf("%s: %w", where, decodeCause(itErr)), true
+	}
+	return decodeCause(err), false
+}
+
+// badQuantity returns the first entry (by name) of a resource list that is not a quantity.
+func badQuantity(field string, list map[string]json.RawMessage) (string, error) {
+	keys := make([]string, 0, len(list))
+	for k := range list {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var q resource.Quantity
+		if err := json.Unmarshal(list[k], &q); err != nil {
+			return field + "." + k, err
+		}
+	}
+	return "", nil
+}
+
+// decodeCause strips sigs.k8s.io/yaml's generic wrapping from a decoding error, leaving the
+// decoder's own message.
+func decodeCause(err error) error {
+	for {
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "error unmarshaling JSON: ") && !strings.HasPrefix(msg, "while decoding JSON: ") {
+			return err
+		}
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err
+		}
+		err = inner
+	}
 }

@@ -116,7 +116,8 @@ func OfferingAllowed(o Offering, reqs requirements.Requirements) bool {
 }
 
 // CheapestOffering returns the cheapest available offering reqs allow; ties go to the
-// lexically smaller zone, then capacity type, so the choice is deterministic.
+// lexically smaller zone, then capacity type, then reservation ID, so the choice does not
+// depend on the order of the offerings.
 func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offering, bool) {
 	var best Offering
 	found := false
@@ -138,7 +139,10 @@ func offeringLess(a, b Offering) bool {
 	if a.Zone != b.Zone {
 		return a.Zone < b.Zone
 	}
-	return a.CapacityType < b.CapacityType
+	if a.CapacityType != b.CapacityType {
+		return a.CapacityType < b.CapacityType
+	}
+	return a.ReservationID < b.ReservationID
 }
 
 // SortByPrice orders instance types by the price of their cheapest offering reqs allow (types
