@@ -36,7 +36,8 @@ type Requirement struct {
 }
 
 // New builds a requirement for key (normalised) with a Kubernetes or NodePool operator. It does
-// not validate: use Validate for user input. Gt/Lt/Gte/Lte values that are not integers make
+// not validate: check user input with ValidateNodeSelectorRequirement or
+// ValidateNodePoolRequirement first. Gt/Lt/Gte/Lte values that are not integers make
 // the requirement empty.
 func New(key string, op corev1.NodeSelectorOperator, values ...string) *Requirement {
 	r := &Requirement{Key: NormalizeKey(key)}
@@ -53,20 +54,23 @@ func New(key string, op corev1.NodeSelectorOperator, values ...string) *Requirem
 		if len(values) != 1 {
 			return &Requirement{Key: r.Key}
 		}
-		n, err := strconv.ParseInt(values[0], 10, 64)
-		if err != nil {
+		n, _, ok := parseInt(values[0])
+		if !ok {
 			return &Requirement{Key: r.Key}
 		}
 		r.complement = true
+		// Gte and Lte become exclusive bounds. At the very ends of int64 the exclusive bound
+		// is not representable; those clamp to Gt/Lt of the end value, leaving out that one
+		// value rather than wrapping around to an empty range.
 		switch op {
 		case corev1.NodeSelectorOpGt:
 			r.hasGT, r.gt = true, n
 		case OpGte:
-			r.hasGT, r.gt = true, n-1
+			r.hasGT, r.gt = true, max(n, math.MinInt64+1)-1
 		case corev1.NodeSelectorOpLt:
 			r.hasLT, r.lt = true, n
 		case OpLte:
-			r.hasLT, r.lt = true, n+1
+			r.hasLT, r.lt = true, min(n, math.MaxInt64-1)+1
 		}
 	default:
 		return &Requirement{Key: r.Key}
@@ -128,24 +132,21 @@ func (r *Requirement) Values() []string { return r.values }
 // IsComplement reports whether the requirement allows every value except a finite set.
 func (r *Requirement) IsComplement() bool { return r.complement }
 
-// Len is the number of values the requirement allows; math.MaxInt for open sets.
+// Len is the number of values the requirement allows; math.MaxInt for open sets, less the
+// excluded values. A range bounded on both sides counts its integers written as
+// strconv.FormatInt writes them, so "Gt 3 Lt 5" has length 1.
 func (r *Requirement) Len() int {
-	if r.complement {
-		if r.hasGT && r.hasLT {
-			n := r.lt - r.gt - 1
-			for _, v := range r.values {
-				if r.withinBounds(v) {
-					n--
-				}
-			}
-			if n < 0 {
-				return 0
-			}
-			return int(n)
-		}
+	if !r.complement {
+		return len(r.values)
+	}
+	if !r.hasGT || !r.hasLT {
 		return math.MaxInt - len(r.values)
 	}
-	return len(r.values)
+	n := integersLeft(r.gt, r.lt, r.values, nil)
+	if n > math.MaxInt {
+		return math.MaxInt
+	}
+	return int(n)
 }
 
 // Has reports whether value is allowed.
@@ -153,9 +154,7 @@ func (r *Requirement) Has(value string) bool {
 	if !r.withinBounds(value) {
 		return false
 	}
-	i := sort.SearchStrings(r.values, value)
-	found := i < len(r.values) && r.values[i] == value
-	return found != r.complement
+	return r.hasValue(value) != r.complement
 }
 
 // Any returns one allowed value of a finite requirement (the smallest), for labelling a node.
@@ -167,35 +166,125 @@ func (r *Requirement) Any() (string, bool) {
 }
 
 func (r *Requirement) withinBounds(value string) bool {
-	if !r.hasGT && !r.hasLT {
+	return inRange(value, r.hasGT, r.gt, r.hasLT, r.lt)
+}
+
+// inRange reports whether value is an integer within the exclusive bounds that are set; any
+// value is when none is.
+func inRange(value string, hasGT bool, gt int64, hasLT bool, lt int64) bool {
+	if !hasGT && !hasLT {
 		return true
 	}
-	n, err := strconv.ParseInt(value, 10, 64)
-	if err != nil {
-		return false
+	n, _, ok := parseInt(value)
+	return ok && (!hasGT || n > gt) && (!hasLT || n < lt)
+}
+
+// boundsEmpty reports whether no integer n has gt < n < lt.
+func boundsEmpty(gt, lt int64) bool {
+	// When gt < lt the true difference is at least 1, and it wraps to 1 only when it is 1.
+	return gt >= lt || lt-gt == 1
+}
+
+// integersLeft counts the integers strictly between gt and lt (a non-empty range) that
+// neither excluded list names. Only canonically written exclusions count: excluding "05"
+// leaves "5" allowed.
+func integersLeft(gt, lt int64, excluded, moreExcluded []string) uint64 {
+	if boundsEmpty(gt, lt) {
+		return 0
 	}
-	return (!r.hasGT || n > r.gt) && (!r.hasLT || n < r.lt)
+	// Exact in uint64: the true count is between 1 and 2^64-2.
+	left := uint64(lt) - uint64(gt) - 1
+	inside := func(v string) bool {
+		n, canonical, ok := parseInt(v)
+		return ok && canonical && n > gt && n < lt
+	}
+	for _, v := range excluded {
+		if inside(v) {
+			left--
+		}
+	}
+	for _, v := range moreExcluded {
+		if inside(v) && !containsSorted(excluded, v) {
+			left--
+		}
+	}
+	return left
+}
+
+// parseInt reads a base-10 int64 exactly as strconv.ParseInt(v, 10, 64) does (which is how
+// kube-scheduler reads a label for Gt and Lt), without allocating an error. canonical
+// reports whether v is written as strconv.FormatInt would write n: no '+', no leading zeros,
+// no "-0".
+func parseInt(v string) (n int64, canonical, ok bool) {
+	s, neg := v, false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false, false
+	}
+	limit := uint64(math.MaxInt64)
+	if neg {
+		limit++
+	}
+	var u uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false, false
+		}
+		d := uint64(c - '0')
+		if u > (limit-d)/10 {
+			return 0, false, false
+		}
+		u = u*10 + d
+	}
+	canonical = v[0] != '+' && (s[0] != '0' || (s == "0" && !neg))
+	if neg {
+		return -int64(u), canonical, true
+	}
+	return int64(u), canonical, true
+}
+
+func containsSorted(values []string, v string) bool {
+	i := sort.SearchStrings(values, v)
+	return i < len(values) && values[i] == v
+}
+
+// mergedBounds returns the tighter of the two requirements' bounds.
+func mergedBounds(a, b *Requirement) (hasGT bool, gt int64, hasLT bool, lt int64) {
+	hasGT, gt = a.hasGT, a.gt
+	if b.hasGT && (!hasGT || b.gt > gt) {
+		hasGT, gt = true, b.gt
+	}
+	hasLT, lt = a.hasLT, a.lt
+	if b.hasLT && (!hasLT || b.lt < lt) {
+		hasLT, lt = true, b.lt
+	}
+	return hasGT, gt, hasLT, lt
 }
 
 // Intersection returns the values both requirements allow. The larger minValues wins; an empty
 // result is DoesNotExist.
 func (r *Requirement) Intersection(other *Requirement) *Requirement {
 	out := &Requirement{Key: r.Key, complement: r.complement && other.complement}
-	out.hasGT, out.gt = r.hasGT, r.gt
-	if other.hasGT && (!out.hasGT || other.gt > out.gt) {
-		out.hasGT, out.gt = true, other.gt
-	}
-	out.hasLT, out.lt = r.hasLT, r.lt
-	if other.hasLT && (!out.hasLT || other.lt < out.lt) {
-		out.hasLT, out.lt = true, other.lt
-	}
+	out.hasGT, out.gt, out.hasLT, out.lt = mergedBounds(r, other)
 	out.MinValues = maxMinValues(r.MinValues, other.MinValues)
-	if out.hasGT && out.hasLT && out.gt+1 >= out.lt {
+	if out.hasGT && out.hasLT && boundsEmpty(out.gt, out.lt) {
 		return &Requirement{Key: r.Key, MinValues: out.MinValues}
 	}
 	switch {
 	case r.complement && other.complement:
 		out.values = unionSorted(r.values, other.values)
+		if out.hasGT || out.hasLT {
+			// Excluding a value the bounds rule out anyway says nothing; dropping it keeps
+			// "NotIn [a] Gt 3" the plain "Gt 3" it means.
+			out.values = filterSorted(out.values, out.withinBounds)
+			if out.hasGT && out.hasLT && integersLeft(out.gt, out.lt, out.values, nil) == 0 {
+				return &Requirement{Key: r.Key, MinValues: out.MinValues}
+			}
+		}
 	case r.complement:
 		out.values = filterSorted(other.values, func(v string) bool { return !r.hasValue(v) && out.withinBounds(v) })
 	case other.complement:
@@ -206,34 +295,19 @@ func (r *Requirement) Intersection(other *Requirement) *Requirement {
 	if !out.complement {
 		// A finite set carries its bounds in its values already.
 		out.hasGT, out.hasLT = false, false
+		out.gt, out.lt = 0, 0
 	}
 	return out
 }
 
-func (r *Requirement) hasValue(v string) bool {
-	i := sort.SearchStrings(r.values, v)
-	return i < len(r.values) && r.values[i] == v
-}
+func (r *Requirement) hasValue(v string) bool { return containsSorted(r.values, v) }
 
-// Intersects reports whether some value satisfies both requirements, without allocating.
+// Intersects reports whether some value satisfies both requirements, without allocating. It
+// agrees with Intersection(other).Len() > 0.
 func (r *Requirement) Intersects(other *Requirement) bool {
-	hasGT, gt := r.hasGT, r.gt
-	if other.hasGT && (!hasGT || other.gt > gt) {
-		hasGT, gt = true, other.gt
-	}
-	hasLT, lt := r.hasLT, r.lt
-	if other.hasLT && (!hasLT || other.lt < lt) {
-		hasLT, lt = true, other.lt
-	}
-	if hasGT && hasLT && gt+1 >= lt {
+	hasGT, gt, hasLT, lt := mergedBounds(r, other)
+	if hasGT && hasLT && boundsEmpty(gt, lt) {
 		return false
-	}
-	inBounds := func(v string) bool {
-		if !hasGT && !hasLT {
-			return true
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		return err == nil && (!hasGT || n > gt) && (!hasLT || n < lt)
 	}
 	switch {
 	case r.complement && other.complement:
@@ -241,28 +315,17 @@ func (r *Requirement) Intersects(other *Requirement) bool {
 			return true
 		}
 		// A closed integer range minus excluded values: count what is left.
-		left := lt - gt - 1
-		for _, v := range r.values {
-			if inBounds(v) {
-				left--
-			}
-		}
-		for _, v := range other.values {
-			if inBounds(v) && !r.hasValue(v) {
-				left--
-			}
-		}
-		return left > 0
+		return integersLeft(gt, lt, r.values, other.values) > 0
 	case r.complement:
 		for _, v := range other.values {
-			if !r.hasValue(v) && inBounds(v) {
+			if !r.hasValue(v) && inRange(v, hasGT, gt, hasLT, lt) {
 				return true
 			}
 		}
 		return false
 	case other.complement:
 		for _, v := range r.values {
-			if !other.hasValue(v) && inBounds(v) {
+			if !other.hasValue(v) && inRange(v, hasGT, gt, hasLT, lt) {
 				return true
 			}
 		}
@@ -276,7 +339,7 @@ func (r *Requirement) Intersects(other *Requirement) bool {
 			case r.values[i] > other.values[j]:
 				j++
 			default:
-				if inBounds(r.values[i]) {
+				if inRange(r.values[i], hasGT, gt, hasLT, lt) {
 					return true
 				}
 				i++
@@ -289,8 +352,12 @@ func (r *Requirement) Intersects(other *Requirement) bool {
 
 // isNegative reports whether the requirement only says what a node must not carry (NotIn,
 // DoesNotExist); two such requirements agree even when their intersection is empty, since a
-// node without the label satisfies both.
+// node without the label satisfies both. A bounded requirement is never negative: Gt and Lt
+// need the label to be there.
 func (r *Requirement) isNegative() bool {
+	if r.hasGT || r.hasLT {
+		return false
+	}
 	op := r.Operator()
 	return op == corev1.NodeSelectorOpNotIn || op == corev1.NodeSelectorOpDoesNotExist
 }
