@@ -161,7 +161,7 @@ func (rs Requirements) Compatible(other Requirements, allowUndefined func(string
 		allowUndefined = IsWellKnown
 	}
 	if key := rs.undefined(other, allowUndefined); key != "" {
-		return &UndefinedError{Key: key, Hint: closestKey(key, rs.Keys())}
+		return &UndefinedError{Key: key, Hint: closestKey(key, append(rs.Keys(), WellKnownKeys()...))}
 	}
 	return rs.Intersects(other)
 }
