@@ -1,0 +1,107 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/volume"
+)
+
+// existingNode is a cluster node as the solver tracks it: free room, ports and labels.
+type existingNode struct {
+	name        string
+	node        *corev1.Node
+	nodePool    string
+	initialized bool
+	labels      map[string]string
+	reqs        requirements.Requirements
+	taints      []corev1.Taint
+	capacity    resources.Vector
+	allocatable resources.Vector
+	used        resources.Vector
+	ports       []hostPort
+	attach      *volume.AttachCounter
+	attachLimit map[string]int
+	placed      []*podInfo
+}
+
+func newExistingNodes(in []*ExistingNode, dims *resources.Dims) ([]*existingNode, error) {
+	var out []*existingNode
+	seen := map[string]bool{}
+	for i, en := range in {
+		if en == nil || en.Node == nil {
+			return nil, fmt.Errorf("existingNodes[%d]: node is nil", i)
+		}
+		name := en.Node.Name
+		if name == "" {
+			return nil, fmt.Errorf("existingNodes[%d]: node has no name", i)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("existing node %q is given twice", name)
+		}
+		seen[name] = true
+		labels := map[string]string{}
+		for k, v := range en.Node.Labels {
+			labels[requirements.NormalizeKey(k)] = v
+		}
+		if _, ok := labels[requirements.LabelHostname]; !ok {
+			labels[requirements.LabelHostname] = name
+		}
+		alloc := en.Node.Status.Allocatable
+		if len(alloc) == 0 {
+			alloc = en.Node.Status.Capacity
+		}
+		capacity := en.Node.Status.Capacity
+		if len(capacity) == 0 {
+			capacity = alloc
+		}
+		n := &existingNode{
+			name:        name,
+			node:        en.Node,
+			nodePool:    en.NodePool,
+			initialized: en.Initialized,
+			labels:      labels,
+			reqs:        requirements.FromLabels(labels),
+			taints:      en.Node.Spec.Taints,
+			capacity:    dims.Vector(capacity),
+			allocatable: dims.Vector(alloc),
+			used:        make(resources.Vector, dims.Len()),
+			attach:      volume.NewAttachCounter(),
+			attachLimit: en.VolumeAttachLimits,
+		}
+		if n.nodePool == "" {
+			n.nodePool = labels[requirements.LabelNodePool]
+		}
+		for _, pod := range en.Pods {
+			if pod == nil || isTerminal(pod) {
+				continue
+			}
+			v := dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+			v[resources.Pods] = 1000
+			n.used.Add(v)
+			n.ports = append(n.ports, podHostPorts(pod)...)
+		}
+		if en.Node.Spec.Unschedulable {
+			// A cordoned node takes no new pods; model it as full.
+			n.allocatable = make(resources.Vector, dims.Len())
+		}
+		out = append(out, n)
+	}
+	// Initialized nodes first, then nodes still starting; by name within each group.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].initialized != out[j].initialized {
+			return out[i].initialized
+		}
+		return out[i].name < out[j].name
+	})
+	return out, nil
+}
+
+func isTerminal(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}

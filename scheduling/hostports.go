@@ -1,0 +1,49 @@
+package scheduling
+
+import corev1 "k8s.io/api/core/v1"
+
+// hostPort is one port a pod binds on its node.
+type hostPort struct {
+	ip       string
+	port     int32
+	protocol corev1.Protocol
+}
+
+func podHostPorts(pod *corev1.Pod) []hostPort {
+	var out []hostPort
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range cs {
+			for _, p := range c.Ports {
+				if p.HostPort == 0 {
+					continue
+				}
+				proto := p.Protocol
+				if proto == "" {
+					proto = corev1.ProtocolTCP
+				}
+				out = append(out, hostPort{ip: p.HostIP, port: p.HostPort, protocol: proto})
+			}
+		}
+	}
+	return out
+}
+
+func wildcardIP(ip string) bool { return ip == "" || ip == "0.0.0.0" || ip == "::" }
+
+// conflicts reports whether two host ports cannot share a node: same port and protocol, and
+// the same IP or either one bound to every address.
+func (a hostPort) conflicts(b hostPort) bool {
+	return a.port == b.port && a.protocol == b.protocol && (a.ip == b.ip || wildcardIP(a.ip) || wildcardIP(b.ip))
+}
+
+// portConflict returns the first of want that conflicts with used.
+func portConflict(used, want []hostPort) (hostPort, bool) {
+	for _, w := range want {
+		for _, u := range used {
+			if w.conflicts(u) {
+				return w, true
+			}
+		}
+	}
+	return hostPort{}, false
+}

@@ -1,0 +1,165 @@
+package scheduling
+
+import (
+	"math"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
+
+// lowerBound is the cost of the fluid relaxation of the new nodes' packing: the cheapest mix
+// of fractional instances, over every type any NodePool offers, whose room covers the total
+// requests of the pods planned on new nodes in every resource. No real packing can cost less.
+func (s *solver) lowerBound() float64 {
+	demand := make(resources.Vector, s.dims.Len())
+	any := false
+	for _, n := range s.nodes {
+		for _, p := range n.pods {
+			demand.Add(p.requests)
+			any = true
+		}
+	}
+	if !any {
+		return 0
+	}
+	var rows []int
+	for i, d := range demand {
+		if d > 0 {
+			rows = append(rows, i)
+		}
+	}
+	var prices []float64
+	var cols [][]float64
+	for _, pool := range s.pools {
+		for _, t := range pool.types {
+			col := make([]float64, len(rows))
+			for r, i := range rows {
+				col[r] = float64(max(t.room[i], 0)) / float64(demand[i])
+			}
+			prices = append(prices, t.cheapest)
+			cols = append(cols, col)
+		}
+	}
+	cost, feasible := coverLP(prices, cols, len(rows))
+	if !feasible {
+		return 0
+	}
+	return cost
+}
+
+// coverLP solves min Σ price_j x_j subject to Σ_j col_j[r] x_j ≥ 1 for every row r, x ≥ 0,
+// with a two-phase tableau simplex (Bland's rule, so it terminates). Rows are few (one per
+// resource), columns many (one per instance type), so each pivot is cheap.
+func coverLP(prices []float64, cols [][]float64, m int) (float64, bool) {
+	n := len(cols)
+	// Columns: n structural, m surplus, m artificial; then the right-hand side.
+	width := n + 2*m + 1
+	rhs := width - 1
+	t := make([][]float64, m)
+	basis := make([]int, m)
+	for r := 0; r < m; r++ {
+		row := make([]float64, width)
+		for j := 0; j < n; j++ {
+			row[j] = cols[j][r]
+		}
+		row[n+r] = -1
+		row[n+m+r] = 1
+		row[rhs] = 1
+		t[r] = row
+		basis[r] = n + m + r
+	}
+	// Phase 1: minimise the artificials.
+	phase1 := make([]float64, width)
+	for j := n + m; j < n+2*m; j++ {
+		phase1[j] = 1
+	}
+	if !simplex(t, basis, phase1, n+2*m) {
+		return 0, false
+	}
+	if objective(t, basis, phase1) > 1e-9 {
+		return 0, false
+	}
+	// Phase 2: minimise cost over structural and surplus columns only.
+	cost := make([]float64, width)
+	copy(cost, prices)
+	for r, b := range basis {
+		if b >= n+m {
+			// A degenerate artificial left in the basis at zero: pivot it out if possible.
+			for j := 0; j < n+m; j++ {
+				if math.Abs(t[r][j]) > 1e-12 {
+					pivot(t, basis, r, j)
+					break
+				}
+			}
+		}
+	}
+	if !simplex(t, basis, cost, n+m) {
+		return 0, false
+	}
+	return objective(t, basis, cost), true
+}
+
+func objective(t [][]float64, basis []int, cost []float64) float64 {
+	rhs := len(t[0]) - 1
+	v := 0.0
+	for r, b := range basis {
+		v += cost[b] * t[r][rhs]
+	}
+	return v
+}
+
+// simplex minimises cost over the first `cols` columns; false when unbounded or stuck.
+func simplex(t [][]float64, basis []int, cost []float64, cols int) bool {
+	m := len(t)
+	rhs := len(t[0]) - 1
+	for iter := 0; iter < 50*(cols+m); iter++ {
+		// Reduced costs: c_j - c_B B^-1 a_j; the tableau already holds B^-1 a_j.
+		enter := -1
+		for j := 0; j < cols; j++ {
+			rc := cost[j]
+			for r := 0; r < m; r++ {
+				rc -= cost[basis[r]] * t[r][j]
+			}
+			if rc < -1e-12 {
+				enter = j // Bland: the first improving column
+				break
+			}
+		}
+		if enter < 0 {
+			return true
+		}
+		leave := -1
+		best := math.Inf(1)
+		for r := 0; r < m; r++ {
+			if t[r][enter] > 1e-12 {
+				ratio := t[r][rhs] / t[r][enter]
+				if ratio < best-1e-15 || (math.Abs(ratio-best) <= 1e-15 && basis[r] < basis[leave]) {
+					best, leave = ratio, r
+				}
+			}
+		}
+		if leave < 0 {
+			return false
+		}
+		pivot(t, basis, leave, enter)
+	}
+	return false
+}
+
+func pivot(t [][]float64, basis []int, r, j int) {
+	pr := t[r]
+	inv := 1 / pr[j]
+	for k := range pr {
+		pr[k] *= inv
+	}
+	for i := range t {
+		if i == r || t[i][j] == 0 {
+			continue
+		}
+		f := t[i][j]
+		row := t[i]
+		for k := range row {
+			row[k] -= f * pr[k]
+		}
+	}
+	basis[r] = j
+}

@@ -1,0 +1,416 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/volume"
+)
+
+// newNode is a node opened in this plan. Its requirements narrow and its instance-type
+// options shrink as pods join; every option always fits every pod on it.
+type newNode struct {
+	name    string
+	pool    *poolState
+	reqs    requirements.Requirements
+	options []*typeOption
+	// maxRoom is the element-wise maximum room over options: a quick necessary test.
+	maxRoom  resources.Vector
+	used     resources.Vector
+	reserved resources.Vector // capacity held against the pool's limits
+	ports    []hostPort
+	attach   *volume.AttachCounter
+	pods     []*podInfo
+	notes    []string
+}
+
+// candidate is a node state a pod would produce on joining a node: narrowed requirements and
+// the options left.
+type candidate struct {
+	reqs    requirements.Requirements
+	options []*typeOption
+	notes   []string
+}
+
+// nodeRequirements returns the requirement sets a pod could add to base: each alternative of
+// the pod (with the preference in force) crossed with each alternative of its volumes,
+// dropping combinations that contradict base. The first return is false when none is left.
+func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, allowUndefined func(string) bool) ([]requirements.Requirements, string) {
+	var out []requirements.Requirements
+	why := ""
+	for _, alt := range p.effective() {
+		if !base.IsCompatible(alt, allowUndefined) {
+			if why == "" {
+				if err := base.Compatible(alt, allowUndefined); err != nil {
+					why = err.Error()
+				}
+			}
+			continue
+		}
+		merged := base
+		if len(alt) > 0 {
+			merged = base.Copy()
+			merged.AddAll(alt)
+		}
+		if len(p.volumes.Alternatives) == 0 {
+			out = append(out, merged)
+			continue
+		}
+		for _, v := range p.volumes.Alternatives {
+			if merged.Conflict(v) != "" {
+				if why == "" {
+					why = "volume " + merged.Intersects(v).Error()
+				}
+				continue
+			}
+			m := merged.Copy()
+			m.AddAll(v)
+			out = append(out, m)
+		}
+	}
+	return out, why
+}
+
+// fitOptions returns the options of from that can carry used+add under reqs, or nil. When
+// reqsChanged is false the requirement test is skipped (the options already satisfy reqs).
+func (s *solver) fitOptions(from []*typeOption, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*typeOption {
+	keep := func(t *typeOption) bool {
+		if !resources.FitsSum(used, p.requests, t.room) {
+			return false
+		}
+		if !attachFits(t, attach, p.volumes.Claims) {
+			return false
+		}
+		if reqsChanged && !typeAllows(t, reqs) {
+			return false
+		}
+		return pool.fitsLimitsWith(t.capacity, reserved)
+	}
+	n := 0
+	for _, t := range from {
+		if keep(t) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if n == len(from) {
+		return from
+	}
+	out := make([]*typeOption, 0, n)
+	for _, t := range from {
+		if keep(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// typeAllows reports whether a node of type t can meet reqs: its labels agree and it has an
+// available offering in an allowed zone and capacity type.
+func typeAllows(t *typeOption, reqs requirements.Requirements) bool {
+	if t.reqs.Conflict(reqs) != "" {
+		return false
+	}
+	for _, o := range t.offerings {
+		if instancetype.OfferingAllowed(o, reqs) {
+			return true
+		}
+	}
+	return false
+}
+
+// tryNewNode checks whether pod p can join node n; on success it returns the state to commit.
+func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, rejection) {
+	if t, bad := p.untoleratedTaint(n.pool.np.Taints); bad {
+		return candidate{}, reject(explain, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
+	}
+	if !resources.FitsSum(n.used, p.requests, n.maxRoom) {
+		return candidate{}, reject(explain, ConstraintResources, stageResources, "node %s is full", n.name)
+	}
+	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
+		return candidate{}, reject(explain, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
+	}
+	if r := s.volumeFits(p, n.attach, nil, n.name, false); r.failed() {
+		return candidate{}, r
+	}
+	alts, why := s.nodeRequirements(p, n.reqs, n.pool.allowUndefined)
+	if len(alts) == 0 {
+		return candidate{}, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "%s", why)
+	}
+	var best candidate
+	var last rejection
+	for _, reqs := range alts {
+		reqs, r := s.topologyRequirements(p, reqs, n.name, explain)
+		if r.failed() {
+			last = r
+			continue
+		}
+		changed := len(reqs) != len(n.reqs) || !sameRequirements(reqs, n.reqs)
+		options := s.fitOptions(n.options, reqs, changed, n.used, p, n.pool, n.reserved, n.attach)
+		if options == nil {
+			last = reject(explain, ConstraintResources, stageResources, "no instance type option of %s fits", n.name)
+			continue
+		}
+		notes, r := s.checkMinValues(n.pool, options, reqs, explain)
+		if r.failed() {
+			last = r
+			continue
+		}
+		if best.options == nil || cheaperOptions(options, best.options) {
+			best = candidate{reqs: reqs, options: options, notes: notes}
+		}
+	}
+	if best.options == nil {
+		return candidate{}, last
+	}
+	return best, ok
+}
+
+// sameRequirements reports whether two sets hold the same requirement values (pointer
+// equality per key, which is what narrowing without change leaves).
+func sameRequirements(a, b requirements.Requirements) bool {
+	for k, r := range a {
+		if b[k] != r {
+			return false
+		}
+	}
+	return true
+}
+
+func cheaperOptions(a, b []*typeOption) bool {
+	return a[0].cheapest < b[0].cheapest
+}
+
+// commitNewNode applies a successful tryNewNode.
+func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
+	n.reqs = c.reqs
+	if len(c.options) != len(n.options) {
+		n.options = c.options
+		n.maxRoom = maxRoom(n.options, s.dims)
+		n.pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
+	}
+	n.notes = appendUnique(n.notes, c.notes...)
+	n.used.Add(p.requests)
+	n.ports = append(n.ports, p.hostPorts...)
+	n.attach.Add(p.volumes.Claims)
+	n.pods = append(n.pods, p)
+	s.recordTopology(p, n.name, n.reqs)
+	s.recordVolumes(p, n.name)
+}
+
+// openNewNode tries to start a node of pool for pod p.
+func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNode, rejection) {
+	if !pool.fitsLimits(make(resources.Vector, s.dims.Len())) {
+		return nil, reject(explain, ConstraintLimits, stageLimits, "limits reached (nodes: %s)", pool.np.Limits.Name("nodes", "").String())
+	}
+	if t, bad := p.untoleratedTaint(pool.np.Taints); bad {
+		return nil, reject(explain, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
+	}
+	if hp, bad := portConflict(pool.daemonPorts, p.hostPorts); bad {
+		return nil, reject(explain, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken by a daemon", hp.port, hp.protocol)
+	}
+	name := s.nextNodeName(pool)
+	base := pool.reqs.Copy()
+	base.Add(requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, name))
+	n := &newNode{
+		name:     name,
+		pool:     pool,
+		reqs:     base,
+		options:  pool.types,
+		maxRoom:  maxRoom(pool.types, s.dims),
+		used:     make(resources.Vector, s.dims.Len()),
+		reserved: make(resources.Vector, s.dims.Len()+1),
+		ports:    append([]hostPort(nil), pool.daemonPorts...),
+		attach:   volume.NewAttachCounter(),
+	}
+	if len(pool.types) == 0 {
+		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "no instance type satisfies the nodepool's requirements")
+	}
+	if r := s.volumeFits(p, n.attach, nil, n.name, explain); r.failed() {
+		return nil, r
+	}
+	alts, why := s.nodeRequirements(p, base, pool.allowUndefined)
+	if len(alts) == 0 {
+		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "%s", why)
+	}
+	var best candidate
+	var last rejection
+	for _, reqs := range alts {
+		reqs, r := s.topologyRequirements(p, reqs, name, explain)
+		if r.failed() {
+			last = worse(last, r)
+			continue
+		}
+		options := s.fitOptions(pool.types, reqs, true, n.used, p, pool, n.reserved, n.attach)
+		if options == nil {
+			last = worse(last, s.explainNoOption(pool, p, reqs, explain))
+			continue
+		}
+		notes, r := s.checkMinValues(pool, options, reqs, explain)
+		if r.failed() {
+			last = worse(last, r)
+			continue
+		}
+		if best.options == nil || cheaperOptions(options, best.options) {
+			best = candidate{reqs: reqs, options: options, notes: notes}
+		}
+	}
+	if best.options == nil {
+		return nil, last
+	}
+	s.claimNodeName(pool, name)
+	n.reqs = best.reqs
+	n.options = best.options
+	n.maxRoom = maxRoom(n.options, s.dims)
+	pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
+	pool.reserveNode()
+	n.notes = best.notes
+	n.used.Add(p.requests)
+	n.ports = append(n.ports, p.hostPorts...)
+	n.attach.Add(p.volumes.Claims)
+	n.pods = append(n.pods, p)
+	s.recordTopology(p, n.name, n.reqs)
+	s.recordVolumes(p, n.name)
+	return n, ok
+}
+
+func worse(a, b rejection) rejection {
+	if !a.failed() || b.stage >= a.stage {
+		return b
+	}
+	return a
+}
+
+// explainNoOption says why none of the pool's types can take the pod under reqs.
+func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.Requirements, explain bool) rejection {
+	if !explain {
+		return rejection{constraint: ConstraintResources, stage: stageResources}
+	}
+	var compatible []*typeOption
+	for _, t := range pool.types {
+		if typeAllows(t, reqs) {
+			compatible = append(compatible, t)
+		}
+	}
+	if len(compatible) == 0 {
+		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "no instance type with an available offering satisfies %s", describeRequirements(reqs, pool))
+	}
+	zero := make(resources.Vector, s.dims.Len())
+	var fitting []*typeOption
+	for _, t := range compatible {
+		if resources.FitsSum(zero, p.requests, t.room) {
+			fitting = append(fitting, t)
+		}
+	}
+	if len(fitting) > 0 {
+		return reject(true, ConstraintLimits, stageLimits, "limits %s leave no room for a node that fits the pod", formatLimits(pool.np.Limits))
+	}
+	// Name the first resource no compatible type has room for, with the largest room seen.
+	for i := 0; i < s.dims.Len(); i++ {
+		want := p.requests[i]
+		if want == 0 {
+			continue
+		}
+		var largest int64 = -1
+		for _, t := range compatible {
+			if t.room[i] > largest {
+				largest = t.room[i]
+			}
+		}
+		if largest < want {
+			name := s.dims.Name(i)
+			wantQ, largestQ := resources.Quantity(name, want), resources.Quantity(name, max(largest, 0))
+			return reject(true, ConstraintResources, stageResources, "no instance type has %s %s allocatable (largest: %s, after daemon overhead)", wantQ.String(), name, largestQ.String())
+		}
+	}
+	return reject(true, ConstraintResources, stageResources, "no single instance type has room for all of the pod's requests %s", formatVector(s.dims, p.requests))
+}
+
+func describeRequirements(reqs requirements.Requirements, pool *poolState) string {
+	// Leave out what every node of the pool has anyway, so the sentence shows the pod's asks.
+	parts := requirements.Requirements{}
+	for _, k := range reqs.Keys() {
+		if k == requirements.LabelHostname || k == requirements.LabelNodePool {
+			continue
+		}
+		if pr, ok := pool.reqs[k]; ok && pr == reqs[k] {
+			continue
+		}
+		parts[k] = reqs[k]
+	}
+	if len(parts) == 0 {
+		return "the nodepool's requirements"
+	}
+	return parts.String()
+}
+
+func formatVector(dims *resources.Dims, v resources.Vector) string {
+	s := ""
+	for i, x := range v {
+		if x == 0 || i == resources.Pods {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		q := resources.Quantity(dims.Name(i), x)
+		s += fmt.Sprintf("%s %s", dims.Name(i), q.String())
+	}
+	return "(" + s + ")"
+}
+
+func formatLimits(l corev1.ResourceList) string {
+	names := make([]string, 0, len(l))
+	for n := range l {
+		names = append(names, string(n))
+	}
+	sort.Strings(names)
+	s := ""
+	for _, n := range names {
+		if s != "" {
+			s += ", "
+		}
+		q := l[corev1.ResourceName(n)]
+		s += n + " " + q.String()
+	}
+	return "(" + s + ")"
+}
+
+func maxRoom(options []*typeOption, dims *resources.Dims) resources.Vector {
+	out := make(resources.Vector, dims.Len())
+	for _, t := range options {
+		out.Max(t.room)
+	}
+	return out
+}
+
+func maxCapacity(options []*typeOption, dims *resources.Dims) resources.Vector {
+	out := make(resources.Vector, dims.Len())
+	for _, t := range options {
+		out.Max(t.capacity)
+	}
+	return out
+}
+
+func appendUnique(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, x := range list {
+			if x == it {
+				found = true
+				break
+			}
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}

@@ -1,0 +1,332 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// poolState is a NodePool prepared for one solve: its requirement set, the instance types it
+// can launch with their usable room, and what its limits leave.
+type poolState struct {
+	np    *NodePool
+	index int
+	// reqs are the NodePool's requirements plus its template labels and name.
+	reqs requirements.Requirements
+	// definedKeys are the keys a node of this pool may carry: its requirements, template
+	// labels, the well-known keys and every label its instance types set.
+	definedKeys map[string]bool
+	types       []*typeOption
+	// remaining is what the limits still allow (capacity; nodes in milli-units), nil when the
+	// pool has no limits.
+	remaining resources.Vector
+	limited   []bool
+	// daemonPorts are host ports of daemons that run on every node of the pool.
+	daemonPorts []hostPort
+	// minValues lists the pool's keys with a minValues bound.
+	minValues []minValuesRule
+	nodeCount int
+}
+
+type minValuesRule struct {
+	key string
+	min int
+}
+
+// typeOption is an instance type as a pool sees it.
+type typeOption struct {
+	it   *instancetype.InstanceType
+	reqs requirements.Requirements
+	// room is allocatable minus the requests of the pool's daemons on this type.
+	room     resources.Vector
+	capacity resources.Vector
+	daemons  resources.Vector
+	// offerings are the available ones the pool's requirements allow, cheapest first.
+	offerings []instancetype.Offering
+	// cheapest is the price of the cheapest such offering.
+	cheapest float64
+}
+
+func (p *poolState) allowUndefined(key string) bool { return p.definedKeys[key] }
+
+// newPools validates NodePools and prepares them, highest weight first (ties by name).
+func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon, existing []*existingNode) ([]*poolState, error) {
+	sorted := append([]*NodePool(nil), nps...)
+	for i, np := range sorted {
+		if np == nil {
+			return nil, fmt.Errorf("nodepools[%d] is nil", i)
+		}
+		if np.Name == "" {
+			return nil, fmt.Errorf("nodepools[%d]: name must be set", i)
+		}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Weight != sorted[j].Weight {
+			return sorted[i].Weight > sorted[j].Weight
+		}
+		return sorted[i].Name < sorted[j].Name
+	})
+	var out []*poolState
+	seen := map[string]bool{}
+	for i, np := range sorted {
+		if seen[np.Name] {
+			return nil, fmt.Errorf("nodepool %q is given twice", np.Name)
+		}
+		seen[np.Name] = true
+		p, err := newPool(np, i, dims, daemons, existing)
+		if err != nil {
+			return nil, fmt.Errorf("nodepool %q: %w", np.Name, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon, existing []*existingNode) (*poolState, error) {
+	p := &poolState{np: np, index: index, reqs: requirements.Requirements{}, definedKeys: map[string]bool{}}
+	for i, r := range np.Requirements {
+		if err := requirements.ValidateNodePoolRequirement(r.NodeSelectorRequirement, r.MinValues); err != nil {
+			return nil, fmt.Errorf("requirements[%d]: %w", i, err)
+		}
+		p.reqs.Add(requirements.NewWithMinValues(r.Key, r.Operator, r.MinValues, r.Values...))
+	}
+	for _, k := range sortedKeys(np.Labels) {
+		if err := requirements.ValidateNodePoolKey(k); err != nil {
+			return nil, fmt.Errorf("labels: %w", err)
+		}
+		p.reqs.Add(requirements.New(k, corev1.NodeSelectorOpIn, np.Labels[k]))
+	}
+	p.reqs.Add(requirements.New(requirements.LabelNodePool, corev1.NodeSelectorOpIn, np.Name))
+	for _, k := range p.reqs.Keys() {
+		if r := p.reqs[k]; r.Len() == 0 && !r.IsComplement() && r.Operator() == corev1.NodeSelectorOpDoesNotExist && hasPositive(np, k) {
+			return nil, fmt.Errorf("requirements on %q contradict each other: no value satisfies all of them", k)
+		}
+		if r := p.reqs[k]; r.MinValues != nil {
+			p.minValues = append(p.minValues, minValuesRule{key: k, min: *r.MinValues})
+		}
+	}
+	for k := range p.reqs {
+		p.definedKeys[k] = true
+	}
+	for _, k := range requirements.WellKnownKeys() {
+		p.definedKeys[k] = true
+	}
+	for _, it := range np.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		for k := range it.Labels {
+			p.definedKeys[requirements.NormalizeKey(k)] = true
+		}
+		t := newTypeOption(it, p.reqs, dims)
+		if t == nil {
+			continue
+		}
+		p.applyDaemons(t, daemons, dims)
+		p.types = append(p.types, t)
+	}
+	sort.SliceStable(p.types, func(i, j int) bool {
+		if p.types[i].cheapest != p.types[j].cheapest {
+			return p.types[i].cheapest < p.types[j].cheapest
+		}
+		return p.types[i].it.Name < p.types[j].it.Name
+	})
+	p.daemonPorts = poolDaemonPorts(p, daemons)
+	if len(np.Limits) > 0 {
+		p.remaining = make(resources.Vector, dims.Len()+1)
+		p.limited = make([]bool, dims.Len()+1)
+		for name, q := range np.Limits {
+			if name == "nodes" {
+				p.remaining[dims.Len()] = q.Value()
+				p.limited[dims.Len()] = true
+				continue
+			}
+			if i, ok := dims.Index(name); ok {
+				p.remaining[i] = q.MilliValue()
+				p.limited[i] = true
+			}
+		}
+		for _, n := range existing {
+			if n.nodePool != np.Name {
+				continue
+			}
+			for i := range n.capacity {
+				p.remaining[i] -= n.capacity[i]
+			}
+			p.remaining[dims.Len()]--
+		}
+	}
+	return p, nil
+}
+
+func hasPositive(np *NodePool, key string) bool {
+	for _, r := range np.Requirements {
+		if requirements.NormalizeKey(r.Key) == key && r.Operator != corev1.NodeSelectorOpDoesNotExist {
+			return true
+		}
+	}
+	return false
+}
+
+func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirements, dims *resources.Dims) *typeOption {
+	reqs := it.Requirements()
+	if poolReqs.Conflict(reqs) != "" {
+		return nil
+	}
+	offerings := it.CompatibleOfferings(poolReqs)
+	if len(offerings) == 0 {
+		return nil
+	}
+	sort.SliceStable(offerings, func(i, j int) bool { return offeringLess(offerings[i], offerings[j]) })
+	return &typeOption{
+		it:        it,
+		reqs:      reqs,
+		room:      dims.Vector(it.Allocatable()),
+		capacity:  dims.Vector(it.Capacity),
+		daemons:   make(resources.Vector, dims.Len()),
+		offerings: offerings,
+		cheapest:  offerings[0].Price,
+	}
+}
+
+func offeringLess(a, b instancetype.Offering) bool {
+	if a.Price != b.Price {
+		return a.Price < b.Price
+	}
+	if a.Zone != b.Zone {
+		return a.Zone < b.Zone
+	}
+	return a.CapacityType < b.CapacityType
+}
+
+// daemon is a DaemonSet's pod template, prepared once.
+type daemon struct {
+	name         string
+	pod          *corev1.Pod
+	requests     resources.Vector
+	alternatives []requirements.Requirements
+	ports        []hostPort
+}
+
+func newDaemons(dss []*appsv1.DaemonSet, dims *resources.Dims) []*daemon {
+	var out []*daemon
+	for _, ds := range dss {
+		if ds == nil {
+			continue
+		}
+		pod := &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec}
+		pod.Namespace = ds.Namespace
+		alts, err := requirements.PodAlternatives(pod)
+		if err != nil {
+			continue // a daemon that can run nowhere takes no room
+		}
+		d := &daemon{name: ds.Namespace + "/" + ds.Name, pod: pod, alternatives: alts, ports: podHostPorts(pod)}
+		d.requests = dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+		d.requests[resources.Pods] = 1000
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// runsOn reports whether the daemon's pod would run on a node with these taints and
+// requirements: it tolerates the taints and one of its alternatives is compatible.
+func (d *daemon) runsOn(taints []corev1.Taint, reqs requirements.Requirements, allowUndefined func(string) bool) bool {
+	pi := &podInfo{pod: d.pod}
+	if _, bad := pi.untoleratedTaint(taints); bad {
+		return false
+	}
+	for _, alt := range d.alternatives {
+		if reqs.IsCompatible(alt, allowUndefined) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *poolState) applyDaemons(t *typeOption, daemons []*daemon, dims *resources.Dims) {
+	if len(daemons) == 0 {
+		return
+	}
+	reqs := p.reqs.Copy()
+	reqs.AddAll(t.reqs)
+	for _, d := range daemons {
+		if d.runsOn(p.np.Taints, reqs, p.allowUndefined) {
+			t.daemons.Add(d.requests)
+		}
+	}
+	t.room.Sub(t.daemons)
+}
+
+func poolDaemonPorts(p *poolState, daemons []*daemon) []hostPort {
+	var out []hostPort
+	for _, d := range daemons {
+		if len(d.ports) > 0 && d.runsOn(p.np.Taints, p.reqs, p.allowUndefined) {
+			out = append(out, d.ports...)
+		}
+	}
+	return out
+}
+
+// fitsLimits reports whether a node of this capacity still fits the pool's limits.
+func (p *poolState) fitsLimits(capacity resources.Vector) bool {
+	if p.remaining == nil {
+		return true
+	}
+	for i, c := range capacity {
+		if p.limited[i] && c > p.remaining[i] {
+			return false
+		}
+	}
+	n := len(capacity)
+	return !p.limited[n] || p.remaining[n] >= 1
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// fitsLimitsWith reports whether a node of this capacity fits the limits, counting the
+// capacity the node already holds (reserved) as available to it.
+func (p *poolState) fitsLimitsWith(capacity, reserved resources.Vector) bool {
+	if p.remaining == nil {
+		return true
+	}
+	for i, c := range capacity {
+		if p.limited[i] && c > p.remaining[i]+reserved[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// reserve moves a node's hold on the limits from reserved to capacity (Karpenter holds the
+// largest capacity a node could still launch as).
+func (p *poolState) reserve(reserved, capacity resources.Vector) {
+	if p.remaining == nil {
+		return
+	}
+	for i, c := range capacity {
+		p.remaining[i] += reserved[i] - c
+		reserved[i] = c
+	}
+}
+
+// reserveNode counts one more node against the nodes limit.
+func (p *poolState) reserveNode() {
+	if p.remaining != nil {
+		p.remaining[len(p.remaining)-1]--
+	}
+}

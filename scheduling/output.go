@@ -1,0 +1,189 @@
+package scheduling
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// choice is the offering a new node launches with.
+type choice struct {
+	option   *typeOption
+	offering instancetype.Offering
+}
+
+// cheapestChoice picks the cheapest available offering any option allows under reqs; ties go
+// to the zone, capacity type and type name that sort first.
+func cheapestChoice(options []*typeOption, reqs requirements.Requirements) (choice, bool) {
+	var best choice
+	found := false
+	for _, t := range options {
+		for _, o := range t.offerings {
+			if !instancetype.OfferingAllowed(o, reqs) {
+				continue
+			}
+			if !found || o.Price < best.offering.Price || (o.Price == best.offering.Price && choiceTieLess(t, o, best)) {
+				best, found = choice{option: t, offering: o}, true
+			}
+			break // offerings are sorted by price; the first allowed is the type's cheapest
+		}
+	}
+	return best, found
+}
+
+func choiceTieLess(t *typeOption, o instancetype.Offering, best choice) bool {
+	if o.Zone != best.offering.Zone {
+		return o.Zone < best.offering.Zone
+	}
+	if o.CapacityType != best.offering.CapacityType {
+		return o.CapacityType < best.offering.CapacityType
+	}
+	return t.it.Name < best.option.it.Name
+}
+
+// cheapestPrice is the price of the cheapest offering of t allowed by reqs, or -1.
+func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
+	for _, o := range t.offerings {
+		if instancetype.OfferingAllowed(o, reqs) {
+			return o.Price
+		}
+	}
+	return -1
+}
+
+var zoneSuffix = regexp.MustCompile(`^([a-z]+-[a-z]+-[0-9]+)[a-z]$`)
+
+// regionOf returns the region a node lands in: the requirement or type label when set, else
+// the cloud convention of a zone named <region><letter>.
+func regionOf(labels map[string]string, zone string) string {
+	if r, ok := labels[requirements.LabelTopologyRegion]; ok {
+		return r
+	}
+	if m := zoneSuffix.FindStringSubmatch(zone); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// plan renders the solver state as a Plan.
+func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
+	out := Plan{NodeClaims: []NodeClaim{}, ExistingNodes: []ExistingPlacement{}, Unschedulable: []Unschedulable{}}
+	placed := 0
+	for _, n := range s.nodes {
+		if len(n.pods) == 0 {
+			continue
+		}
+		nc, ok := s.nodeClaim(n)
+		if !ok {
+			continue
+		}
+		out.NodeClaims = append(out.NodeClaims, nc)
+		out.Summary.HourlyCost += nc.Price
+		placed += len(n.pods)
+	}
+	for _, n := range s.existing {
+		if len(n.placed) == 0 {
+			continue
+		}
+		out.ExistingNodes = append(out.ExistingNodes, ExistingPlacement{Name: n.name, Pods: sortedPodKeys(n.placed)})
+		placed += len(n.placed)
+	}
+	for _, u := range unschedulable {
+		if u.Pod != "" {
+			out.Unschedulable = append(out.Unschedulable, u)
+		}
+	}
+	sort.SliceStable(out.Unschedulable, func(i, j int) bool { return out.Unschedulable[i].Pod < out.Unschedulable[j].Pod })
+	out.Summary.Pods = pending
+	out.Summary.Placed = placed
+	out.Summary.NewNodes = len(out.NodeClaims)
+	out.Summary.HourlyCost = roundPrice(out.Summary.HourlyCost)
+	out.Summary.LowerBound = roundPrice(s.lowerBound())
+	return out
+}
+
+func roundPrice(p float64) float64 {
+	return float64(int64(p*1e6+0.5)) / 1e6
+}
+
+// nodeClaim describes a new node: the cheapest offering its options allow, every label the node
+// will carry, and its capacity.
+func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
+	c, found := cheapestChoice(n.options, n.reqs)
+	if !found {
+		return NodeClaim{}, false
+	}
+	it := c.option.it
+	labels := map[string]string{}
+	for k, v := range n.pool.np.Labels {
+		labels[k] = v
+	}
+	for k, v := range it.Labels {
+		labels[requirements.NormalizeKey(k)] = v
+	}
+	for k, v := range n.reqs.Labels() {
+		labels[k] = v
+	}
+	labels[requirements.LabelHostname] = n.name
+	labels[requirements.LabelNodePool] = n.pool.np.Name
+	labels[requirements.LabelInstanceType] = it.Name
+	labels[requirements.LabelTopologyZone] = c.offering.Zone
+	labels[requirements.LabelCapacityType] = c.offering.CapacityType
+	if region := regionOf(labels, c.offering.Zone); region != "" {
+		labels[requirements.LabelTopologyRegion] = region
+	}
+	if _, ok := labels[requirements.LabelOS]; !ok {
+		labels[requirements.LabelOS] = requirements.OSLinux
+	}
+	options := make([]*typeOption, len(n.options))
+	copy(options, n.options)
+	prices := make(map[*typeOption]float64, len(options))
+	for _, t := range options {
+		prices[t] = cheapestPrice(t, n.reqs)
+	}
+	sort.SliceStable(options, func(i, j int) bool {
+		if prices[options[i]] != prices[options[j]] {
+			return prices[options[i]] < prices[options[j]]
+		}
+		return options[i].it.Name < options[j].it.Name
+	})
+	if len(options) > s.opts.MaxInstanceTypeOptions {
+		options = options[:s.opts.MaxInstanceTypeOptions]
+	}
+	names := make([]string, len(options))
+	for i, t := range options {
+		names[i] = t.it.Name
+	}
+	nc := NodeClaim{
+		Name:                n.name,
+		NodePool:            n.pool.np.Name,
+		InstanceType:        it.Name,
+		Zone:                c.offering.Zone,
+		CapacityType:        c.offering.CapacityType,
+		Price:               c.offering.Price,
+		InstanceTypeOptions: names,
+		Labels:              labels,
+		Taints:              copyTaints(n.pool.np.Taints),
+		StartupTaints:       copyTaints(n.pool.np.StartupTaints),
+		Capacity:            it.Capacity.DeepCopy(),
+		Allocatable:         it.Allocatable(),
+		Pods:                sortedPodKeys(n.pods),
+		Notes:               append([]string(nil), n.notes...),
+	}
+	if !c.option.daemons.IsZero() {
+		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", formatVector(s.dims, c.option.daemons)))
+	}
+	return nc, true
+}
+
+func copyTaints(t []corev1.Taint) []corev1.Taint {
+	if len(t) == 0 {
+		return nil
+	}
+	return append([]corev1.Taint(nil), t...)
+}

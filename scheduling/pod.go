@@ -1,0 +1,178 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/volume"
+)
+
+// podInfo is what the solver derives from a pod once: requests as a vector, requirement
+// alternatives, host ports and volumes, plus the preferences still in force.
+type podInfo struct {
+	pod      *corev1.Pod
+	key      string // namespace/name
+	index    int    // position in the input, for stable output order
+	requests resources.Vector
+	// alternatives are the OR'ed requirement sets of nodeSelector × required node affinity.
+	alternatives []requirements.Requirements
+	// preferences are preferred node affinity terms, heaviest first; the first prefIndex of
+	// them have been relaxed away and preferences[prefIndex] is in force.
+	preferences []requirements.PreferredTerm
+	prefIndex   int
+	// tolerateSoft is set once PreferNoSchedule taints may be tolerated.
+	tolerateSoft bool
+	hostPorts    []hostPort
+	volumes      volume.PodVolumes
+	// relaxations lists what was given up to place the pod, for explanations.
+	relaxations []string
+
+	effectiveCache []requirements.Requirements
+	effectiveFor   int
+}
+
+var discardLogger = logr.Discard()
+
+// newPodInfo validates and converts a pod; an error makes the pod unschedulable with the
+// returned constraint.
+func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.Index, policy PreferencePolicy) (*podInfo, Constraint, error) {
+	p := &podInfo{pod: pod, key: podKey(pod), index: index}
+	if len(pod.Spec.Containers) == 0 {
+		return p, ConstraintValidation, fmt.Errorf("pod has no containers")
+	}
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	for name, q := range reqs {
+		if q.Sign() < 0 {
+			return p, ConstraintValidation, fmt.Errorf("request %s is negative (%s)", name, q.String())
+		}
+	}
+	p.requests = dims.Vector(reqs)
+	p.requests[resources.Pods] = 1000
+	alts, err := requirements.PodAlternatives(pod)
+	if err != nil {
+		return p, ConstraintValidation, err
+	}
+	for _, alt := range alts {
+		if k := restrictedPodKey(alt); k != "" {
+			return p, ConstraintValidation, fmt.Errorf("node selector or affinity uses label %q, which no node can be planned to carry (it is set by Karpenter per node)", k)
+		}
+	}
+	p.alternatives = alts
+	if policy != PreferencesIgnore {
+		p.preferences = requirements.PodPreferences(pod)
+	} else {
+		p.tolerateSoft = true
+	}
+	p.hostPorts = podHostPorts(pod)
+	if vols != nil {
+		pv, err := vols.ForPod(pod)
+		if err != nil {
+			return p, ConstraintVolume, err
+		}
+		p.volumes = pv
+	}
+	return p, "", nil
+}
+
+// restrictedPodKey returns a karpenter.sh key a pod requires that no NodePool can provide.
+func restrictedPodKey(reqs requirements.Requirements) string {
+	for _, k := range reqs.Keys() {
+		switch k {
+		case requirements.LabelNodeInitialized, requirements.LabelNodeRegistered, "karpenter.sh/nodeclaim":
+			if r := reqs[k]; !r.IsComplement() && len(r.Values()) > 0 {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+func podKey(pod *corev1.Pod) string {
+	ns := pod.Namespace
+	if ns == "" {
+		ns = corev1.NamespaceDefault
+	}
+	return ns + "/" + pod.Name
+}
+
+// effectiveAlternatives returns the pod's alternatives narrowed by the preferred term in force.
+// A preference that contradicts every alternative is ignored, as it could never be met.
+func (p *podInfo) effectiveAlternatives() []requirements.Requirements {
+	if p.prefIndex >= len(p.preferences) {
+		return p.alternatives
+	}
+	pref := p.preferences[p.prefIndex].Requirements
+	var out []requirements.Requirements
+	for _, alt := range p.alternatives {
+		if alt.Conflict(pref) != "" {
+			continue
+		}
+		merged := alt.Copy()
+		merged.AddAll(pref)
+		out = append(out, merged)
+	}
+	if len(out) == 0 {
+		return p.alternatives
+	}
+	return out
+}
+
+// relax gives up one preference, in Karpenter's order: preferred node affinity (heaviest
+// first), then PreferNoSchedule taints (when any node or NodePool has one). It reports false when nothing is left to give up.
+func (p *podInfo) relax(softTaints bool) bool {
+	if p.prefIndex < len(p.preferences) {
+		p.relaxations = append(p.relaxations, fmt.Sprintf("preferred node affinity (weight %d) %s", p.preferences[p.prefIndex].Weight, p.preferences[p.prefIndex].Requirements))
+		p.prefIndex++
+		return true
+	}
+	if !p.tolerateSoft && softTaints {
+		p.tolerateSoft = true
+		p.relaxations = append(p.relaxations, "PreferNoSchedule taints")
+		return true
+	}
+	return false
+}
+
+// untoleratedTaint returns the first taint the pod does not tolerate. PreferNoSchedule taints
+// count until the pod has relaxed them; startup taints are never passed here.
+func (p *podInfo) untoleratedTaint(taints []corev1.Taint) (corev1.Taint, bool) {
+	for i := range taints {
+		t := &taints[i]
+		if t.Effect == corev1.TaintEffectPreferNoSchedule && p.tolerateSoft {
+			continue
+		}
+		if !corev1helpers.TolerationsTolerateTaint(discardLogger, p.pod.Spec.Tolerations, t, false) {
+			return *t, true
+		}
+	}
+	return corev1.Taint{}, false
+}
+
+// sortPods orders the queue: largest first (cpu, then memory), then by namespace/name so the
+// order does not depend on the input's.
+func sortPods(pods []*podInfo) {
+	sort.SliceStable(pods, func(i, j int) bool {
+		a, b := pods[i].requests, pods[j].requests
+		if a[resources.CPU] != b[resources.CPU] {
+			return a[resources.CPU] > b[resources.CPU]
+		}
+		if a[resources.Memory] != b[resources.Memory] {
+			return a[resources.Memory] > b[resources.Memory]
+		}
+		return pods[i].key < pods[j].key
+	})
+}
+
+func taintString(t corev1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
+	}
+	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+}

@@ -1,0 +1,356 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/volume"
+)
+
+// solver holds the state of one Solve call.
+type solver struct {
+	opts     Options
+	dims     *resources.Dims
+	pools    []*poolState
+	existing []*existingNode
+	nodes    []*newNode
+	volumes  *volume.Index
+	// claimNode pins ReadWriteOnce claims to the node their first user was planned on.
+	claimNode map[string]string
+	usedNames map[string]bool
+	topo      topologyHooks
+	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
+	softTaints bool
+}
+
+// Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
+// node, or in Plan.Unschedulable with a reason. The error is only for unusable input (for
+// example a NodePool with an invalid requirement); a pod's own problems make it
+// unschedulable instead.
+func Solve(in Input) (Plan, error) {
+	s, pods, unschedulable, err := newSolver(in)
+	if err != nil {
+		return Plan{}, err
+	}
+	failed := s.schedule(pods)
+	for _, p := range failed {
+		unschedulable = append(unschedulable, s.explainFailure(p))
+	}
+	if !s.opts.SkipImprovement {
+		s.improve()
+	}
+	return s.plan(len(in.Pods), unschedulable), nil
+}
+
+func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
+	opts := in.Options
+	if opts.PreferencePolicy == "" {
+		opts.PreferencePolicy = PreferencesRespect
+	}
+	if opts.MinValuesPolicy == "" {
+		opts.MinValuesPolicy = MinValuesStrict
+	}
+	if opts.MaxInstanceTypeOptions <= 0 {
+		opts.MaxInstanceTypeOptions = DefaultMaxInstanceTypeOptions
+	}
+	switch opts.PreferencePolicy {
+	case PreferencesRespect, PreferencesIgnore:
+	default:
+		return nil, nil, nil, fmt.Errorf("options: preference policy %q is not Respect or Ignore", opts.PreferencePolicy)
+	}
+	switch opts.MinValuesPolicy {
+	case MinValuesStrict, MinValuesBestEffort:
+	default:
+		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
+	}
+	s := &solver{opts: opts, dims: collectDims(in), claimNode: map[string]string{}, usedNames: map[string]bool{}}
+	var err error
+	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims); err != nil {
+		return nil, nil, nil, err
+	}
+	for _, n := range s.existing {
+		s.usedNames[n.name] = true
+	}
+	daemons := newDaemons(in.DaemonSets, s.dims)
+	if s.pools, err = newPools(in.NodePools, s.dims, daemons, s.existing); err != nil {
+		return nil, nil, nil, err
+	}
+	var bound []*corev1.Pod
+	for _, en := range in.ExistingNodes {
+		bound = append(bound, en.Pods...)
+	}
+	s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
+	s.countExistingVolumes(in.ExistingNodes)
+
+	var pods []*podInfo
+	var unschedulable []Unschedulable
+	seen := map[string]bool{}
+	for i, pod := range in.Pods {
+		if pod == nil {
+			return nil, nil, nil, fmt.Errorf("pods[%d] is nil", i)
+		}
+		p, constraint, err := newPodInfo(pod, i, s.dims, s.volumes, opts.PreferencePolicy)
+		if err == nil && seen[p.key] {
+			constraint, err = ConstraintValidation, fmt.Errorf("pod %s is given more than once", p.key)
+		}
+		seen[p.key] = true
+		if err != nil {
+			unschedulable = append(unschedulable, Unschedulable{Pod: p.key, Reason: err.Error(), Constraint: constraint})
+			continue
+		}
+		pods = append(pods, p)
+	}
+	s.softTaints = hasSoftTaints(s)
+	s.topo = newTopologyHooks(in, s)
+	sortPods(pods)
+	return s, pods, unschedulable, nil
+}
+
+// collectDims gathers every resource name the solve will meet.
+func collectDims(in Input) *resources.Dims {
+	var lists []corev1.ResourceList
+	for _, np := range in.NodePools {
+		if np == nil {
+			continue
+		}
+		lists = append(lists, np.Limits)
+		for _, it := range np.InstanceTypes {
+			if it != nil {
+				lists = append(lists, it.Capacity)
+			}
+		}
+	}
+	for _, en := range in.ExistingNodes {
+		if en != nil && en.Node != nil {
+			lists = append(lists, en.Node.Status.Allocatable, en.Node.Status.Capacity)
+		}
+	}
+	addContainers := func(spec *corev1.PodSpec) {
+		for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+			for _, c := range cs {
+				lists = append(lists, c.Resources.Requests, c.Resources.Limits)
+			}
+		}
+		lists = append(lists, spec.Overhead)
+		if spec.Resources != nil {
+			lists = append(lists, spec.Resources.Requests)
+		}
+	}
+	for _, p := range in.Pods {
+		if p != nil {
+			addContainers(&p.Spec)
+		}
+	}
+	for _, ds := range in.DaemonSets {
+		if ds != nil {
+			addContainers(&ds.Spec.Template.Spec)
+		}
+	}
+	withoutNodes := make([]corev1.ResourceList, 0, len(lists))
+	for _, l := range lists {
+		if _, has := l["nodes"]; has {
+			c := l.DeepCopy()
+			delete(c, "nodes")
+			l = c
+		}
+		withoutNodes = append(withoutNodes, l)
+	}
+	return resources.NewDims(withoutNodes...)
+}
+
+// schedule places pods in order; pods that fail are retried while others make progress, and
+// when a whole round makes none, every failing pod gives up one preference. It returns the
+// pods that could not be placed.
+func (s *solver) schedule(queue []*podInfo) []*podInfo {
+	for {
+		var next []*podInfo
+		progress := false
+		s.topo.startRound(queue)
+		for _, p := range queue {
+			if s.place(p, false).failed() {
+				next = append(next, p)
+				continue
+			}
+			progress = true
+		}
+		if len(next) == 0 {
+			return nil
+		}
+		if !progress {
+			relaxed := false
+			for _, p := range next {
+				if p.relax(s.softTaints) {
+					relaxed = true
+				}
+			}
+			if !relaxed {
+				return next
+			}
+		}
+		queue = next
+	}
+}
+
+// place puts p on the first existing node that takes it, else on the first node opened in
+// this plan, else on a new node from the first NodePool (by weight) that can launch one.
+func (s *solver) place(p *podInfo, explain bool) rejection {
+	for _, n := range s.existing {
+		if r := s.tryExisting(n, p, false); !r.failed() {
+			s.commitExisting(n, p)
+			return ok
+		}
+	}
+	for _, n := range s.nodes {
+		if c, r := s.tryNewNode(n, p, false); !r.failed() {
+			s.commitNewNode(n, p, c)
+			return ok
+		}
+	}
+	var reasons []string
+	var best rejection
+	for _, pool := range s.pools {
+		n, r := s.openNewNode(pool, p, explain)
+		if !r.failed() {
+			s.nodes = append(s.nodes, n)
+			return ok
+		}
+		best = worse(best, r)
+		if explain {
+			reasons = append(reasons, fmt.Sprintf("nodepool %s: %s", pool.np.Name, r.reason))
+		}
+	}
+	if len(s.pools) == 0 {
+		return reject(explain, ConstraintResources, stageResources, "no existing node fits and there is no NodePool to launch a node from")
+	}
+	if explain {
+		best.reason = strings.Join(reasons, "; ")
+	}
+	return best
+}
+
+// explainFailure re-runs the placement of a pod that failed, collecting reasons.
+func (s *solver) explainFailure(p *podInfo) Unschedulable {
+	r := s.place(p, true)
+	if !r.failed() {
+		// The state changed since the pod last failed, and it fits now.
+		return Unschedulable{}
+	}
+	reason := r.reason
+	if len(s.existing) > 0 {
+		reason = "no existing node fits; " + reason
+	}
+	if len(p.relaxations) > 0 {
+		reason += " (preferences relaxed: " + strings.Join(p.relaxations, ", ") + ")"
+	}
+	return Unschedulable{Pod: p.key, Reason: reason, Constraint: r.constraint}
+}
+
+func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejection {
+	if !resources.FitsSum(n.used, p.requests, n.allocatable) {
+		return reject(explain, ConstraintResources, stageResources, "node %s lacks room", n.name)
+	}
+	if t, bad := p.untoleratedTaint(n.taints); bad {
+		return reject(explain, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
+	}
+	matched := false
+	for _, alt := range p.effective() {
+		if alt.Matches(n.labels) {
+			matched = true
+			break
+		}
+	}
+	if !matched {
+		return reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "node %s does not match the pod's node selector or affinity", n.name)
+	}
+	if len(p.volumes.Alternatives) > 0 {
+		matched = false
+		for _, alt := range p.volumes.Alternatives {
+			if alt.Matches(n.labels) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return reject(explain, ConstraintVolume, stageVolume, "node %s is not where the pod's volumes can attach", n.name)
+		}
+	}
+	if r := s.volumeFits(p, n.attach, n.attachLimit, n.name, explain); r.failed() {
+		return r
+	}
+	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
+		return reject(explain, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
+	}
+	if _, r := s.topologyRequirements(p, n.reqs, n.name, explain); r.failed() {
+		return r
+	}
+	return ok
+}
+
+func (s *solver) commitExisting(n *existingNode, p *podInfo) {
+	n.used.Add(p.requests)
+	n.ports = append(n.ports, p.hostPorts...)
+	n.attach.Add(p.volumes.Claims)
+	n.placed = append(n.placed, p)
+	s.recordTopology(p, n.name, n.reqs)
+	s.recordVolumes(p, n.name)
+}
+
+// nextNodeName returns the next free <nodepool>-<n> name without taking it.
+func (s *solver) nextNodeName(pool *poolState) string {
+	for i := pool.nodeCount + 1; ; i++ {
+		name := fmt.Sprintf("%s-%d", pool.np.Name, i)
+		if !s.usedNames[name] {
+			return name
+		}
+	}
+}
+
+func (s *solver) claimNodeName(pool *poolState, name string) {
+	s.usedNames[name] = true
+	var n int
+	fmt.Sscanf(strings.TrimPrefix(name, pool.np.Name+"-"), "%d", &n)
+	pool.nodeCount = n
+}
+
+// effective returns the pod's requirement alternatives with the preference in force, cached
+// until the pod relaxes.
+func (p *podInfo) effective() []requirements.Requirements {
+	if p.effectiveCache == nil || p.effectiveFor != p.prefIndex {
+		p.effectiveCache = p.effectiveAlternatives()
+		p.effectiveFor = p.prefIndex
+	}
+	return p.effectiveCache
+}
+
+// sortedPodKeys returns the keys of pods, sorted.
+func sortedPodKeys(pods []*podInfo) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = p.key
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasSoftTaints(s *solver) bool {
+	for _, pool := range s.pools {
+		for _, t := range pool.np.Taints {
+			if t.Effect == corev1.TaintEffectPreferNoSchedule {
+				return true
+			}
+		}
+	}
+	for _, n := range s.existing {
+		for _, t := range n.taints {
+			if t.Effect == corev1.TaintEffectPreferNoSchedule {
+				return true
+			}
+		}
+	}
+	return false
+}
