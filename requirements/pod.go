@@ -3,6 +3,7 @@ package requirements
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -19,6 +20,9 @@ func FromNodeSelectorTerm(term corev1.NodeSelectorTerm) (Requirements, error) {
 		return nil, fmt.Errorf("node affinity matchFields (%s) is not supported: a new node's fields are not known before it exists; use matchExpressions on labels", term.MatchFields[0].Key)
 	}
 	for i, r := range term.MatchExpressions {
+		if r.Operator == OpGte || r.Operator == OpLte {
+			return nil, fmt.Errorf("matchExpressions[%d]: key %q: operator %s is only valid in a NodePool's requirements; a pod uses Gt or Lt", i, r.Key, r.Operator)
+		}
 		if err := ValidateNodeSelectorRequirement(r); err != nil {
 			return nil, fmt.Errorf("matchExpressions[%d]: %w", i, err)
 		}
@@ -33,8 +37,8 @@ func FromNodeSelectorTerm(term corev1.NodeSelectorTerm) (Requirements, error) {
 func PodAlternatives(pod *corev1.Pod) ([]Requirements, error) {
 	base := FromNodeSelector(pod.Spec.NodeSelector)
 	for _, k := range sortedMapKeys(pod.Spec.NodeSelector) {
-		if err := validateValue(pod.Spec.NodeSelector[k]); err != nil {
-			return nil, fmt.Errorf("nodeSelector %q: %w", k, err)
+		if err := ValidateNodeSelectorRequirement(corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{pod.Spec.NodeSelector[k]}}); err != nil {
+			return nil, fmt.Errorf("nodeSelector: %w", err)
 		}
 	}
 	aff := pod.Spec.Affinity
@@ -47,6 +51,7 @@ func PodAlternatives(pod *corev1.Pod) ([]Requirements, error) {
 		return nil, fmt.Errorf("required node affinity has no nodeSelectorTerms, so no node can match")
 	}
 	var out []Requirements
+	var conflicts []string
 	for i, term := range terms {
 		reqs, err := FromNodeSelectorTerm(term)
 		if err != nil {
@@ -57,15 +62,19 @@ func PodAlternatives(pod *corev1.Pod) ([]Requirements, error) {
 		}
 		alt := base.Copy()
 		if err := alt.Intersects(reqs); err != nil {
+			conflicts = append(conflicts, fmt.Sprintf("term %d: %v", i, err))
 			continue
 		}
 		alt.AddAll(reqs)
 		out = append(out, alt)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no required node affinity term is compatible with the pod's nodeSelector")
+	if len(out) > 0 {
+		return out, nil
 	}
-	return out, nil
+	if len(conflicts) == 0 {
+		return nil, fmt.Errorf("every required node affinity term is empty, so no node can match")
+	}
+	return nil, fmt.Errorf("no required node affinity term is compatible with the pod's nodeSelector (%s)", strings.Join(conflicts, "; "))
 }
 
 // PreferredTerm is one preferred node affinity term, as requirements.

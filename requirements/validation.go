@@ -2,7 +2,6 @@ package requirements
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,19 +36,43 @@ func ValidateNodePoolRequirement(r corev1.NodeSelectorRequirement, minValues *in
 	if err := validate(r.Key, r.Operator, r.Values, minValues); err != nil {
 		return err
 	}
+	switch r.Operator {
+	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt, OpGte, OpLte:
+		if n, _, _ := parseInt(r.Values[0]); n < 0 {
+			return fmt.Errorf("key %q: operator %s in a NodePool needs a non-negative integer, got %q", r.Key, r.Operator, r.Values[0])
+		}
+	}
 	return ValidateNodePoolKey(r.Key)
 }
 
-// ValidateNodePoolKey rejects label keys a NodePool may not require or set.
+// ValidateNodePoolKey rejects label keys a NodePool may not require or set: the ones Karpenter
+// sets on each node, unknown karpenter.sh keys, and keys in the kubernetes.io and k8s.io
+// domains other than the well-known labels and the node.kubernetes.io,
+// node-restriction.kubernetes.io and kops.k8s.io domains, as Karpenter's NodePool validation
+// does.
 func ValidateNodePoolKey(key string) error {
 	key = NormalizeKey(key)
 	if restrictedKeys[key] {
 		return fmt.Errorf("label %q is restricted: it is set on each node by Karpenter, remove it from the NodePool", key)
 	}
-	if domain, _, ok := strings.Cut(key, "/"); ok && (domain == KarpenterGroup || strings.HasSuffix(domain, "."+KarpenterGroup)) && !karpenterKeys[key] {
+	domain, _, ok := strings.Cut(key, "/")
+	if !ok || IsWellKnown(key) {
+		return nil
+	}
+	switch {
+	case inDomain(domain, KarpenterGroup) && !karpenterKeys[key]:
 		return fmt.Errorf("label %q is restricted: the %s domain is reserved for Karpenter (allowed: %s)", key, KarpenterGroup, LabelCapacityType)
+	case inDomain(domain, "kubernetes.io") && !inDomain(domain, "node.kubernetes.io") && !inDomain(domain, "node-restriction.kubernetes.io"):
+		return fmt.Errorf("label %q is restricted: the kubernetes.io domain is reserved for Kubernetes (allowed: the well-known labels %s, and the node.kubernetes.io and node-restriction.kubernetes.io domains)", key, strings.Join(WellKnownKeys(), ", "))
+	case inDomain(domain, "k8s.io") && !inDomain(domain, "kops.k8s.io"):
+		return fmt.Errorf("label %q is restricted: the k8s.io domain is reserved for Kubernetes (allowed: the kops.k8s.io domain)", key)
 	}
 	return nil
+}
+
+// inDomain reports whether domain is parent or one of its subdomains.
+func inDomain(domain, parent string) bool {
+	return domain == parent || strings.HasSuffix(domain, "."+parent)
 }
 
 func validate(key string, op corev1.NodeSelectorOperator, values []string, minValues *int) error {
@@ -69,9 +92,11 @@ func validate(key string, op corev1.NodeSelectorOperator, values []string, minVa
 		if len(values) != 1 {
 			return fmt.Errorf("key %q: operator %s needs exactly one integer value (got %d)", key, op, len(values))
 		}
-		if _, err := strconv.ParseInt(values[0], 10, 64); err != nil {
+		if _, _, ok := parseInt(values[0]); !ok {
 			return fmt.Errorf("key %q: operator %s needs an integer value, got %q", key, op, values[0])
 		}
+		// An integer bound is not a label value: "-4" is a valid Gt bound.
+		values = nil
 	default:
 		return fmt.Errorf("key %q: unknown operator %q (use In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte)", key, op)
 	}
@@ -84,8 +109,8 @@ func validate(key string, op corev1.NodeSelectorOperator, values []string, minVa
 		if *minValues < 1 {
 			return fmt.Errorf("key %q: minValues must be at least 1, got %d", key, *minValues)
 		}
-		if op == corev1.NodeSelectorOpIn && len(values) < *minValues {
-			return fmt.Errorf("key %q: minValues %d is more than the %d values of the In requirement", key, *minValues, len(values))
+		if n := len(sortedUnique(values)); op == corev1.NodeSelectorOpIn && n < *minValues {
+			return fmt.Errorf("key %q: minValues %d is more than the %d distinct values of the In requirement", key, *minValues, n)
 		}
 	}
 	return nil
