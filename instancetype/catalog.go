@@ -180,7 +180,7 @@ func (f instanceTypeFile) convert() (*InstanceType, error) {
 		available := o.Available == nil || *o.Available
 		it.Offerings = append(it.Offerings, Offering{Zone: o.Zone, CapacityType: o.CapacityType, Price: *o.Price, Available: available, ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity})
 	}
-	sort.SliceStable(it.Offerings, func(i, j int) bool { return offeringLess(it.Offerings[i], it.Offerings[j]) })
+	SortOfferings(it.Offerings)
 	return it, nil
 }
 

@@ -132,6 +132,12 @@ func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offeri
 	return best, found
 }
 
+// SortOfferings orders offerings as catalogs keep them: by price, then zone, capacity type and
+// reservation ID (the order CheapestOffering breaks ties in).
+func SortOfferings(offerings []Offering) {
+	sort.SliceStable(offerings, func(i, j int) bool { return offeringLess(offerings[i], offerings[j]) })
+}
+
 func offeringLess(a, b Offering) bool {
 	if a.Price != b.Price {
 		return a.Price < b.Price
