@@ -1,0 +1,216 @@
+package manifest
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// entry is one decoded object with the document it came from.
+type entry struct {
+	doc *document
+	obj any
+}
+
+// build decodes documents and turns them into a Bundle: API defaults, workload expansion,
+// generated claims, default StorageClass, sorting.
+func build(docs []*document, warnings []string) (*Bundle, error) {
+	d := &decoder{warnings: warnings}
+	var errs []error
+	var entries []entry
+	for _, doc := range docs {
+		obj, err := d.decode(doc)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if obj != nil {
+			entries = append(entries, entry{doc: doc, obj: obj})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	b := &Bundle{}
+	s := &builder{b: b, d: d, defined: map[string]*document{}}
+	for _, e := range entries {
+		if err := s.add(e); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	s.pods(entries)
+	s.ephemeralClaims()
+	s.defaultStorageClass()
+	s.checkReferences()
+	s.sort()
+	b.Warnings = d.warnings
+	return b, nil
+}
+
+type builder struct {
+	b *Bundle
+	d *decoder
+	// defined maps "Kind namespace/name" to where it was defined, to report duplicates.
+	defined map[string]*document
+	// index of the input pods by owner.
+	owners *ownerIndex
+}
+
+// define records an object and reports a second definition of the same one.
+func (s *builder) define(doc *document, kind string, meta *metav1.ObjectMeta) error {
+	if meta.Name == "" {
+		if meta.GenerateName == "" {
+			return doc.errorf("metadata.name", "required")
+		}
+		meta.Name = meta.GenerateName + strconv.Itoa(doc.index)
+		doc.name = meta.Name
+	}
+	key := kind + " " + meta.Namespace + "/" + meta.Name
+	if first, ok := s.defined[key]; ok {
+		return fmt.Errorf("%s: %s is already defined in %s", doc.where(), kind, first.where())
+	}
+	s.defined[key] = doc
+	return nil
+}
+
+// namespaced defaults the namespace as the API server does and keeps the document in step.
+func namespaced(doc *document, meta *metav1.ObjectMeta) {
+	if meta.Namespace == "" {
+		meta.Namespace = metav1.NamespaceDefault
+	}
+	doc.namespace = meta.Namespace
+}
+
+func (s *builder) add(e entry) error {
+	doc, b := e.doc, s.b
+	switch o := e.obj.(type) {
+	case *corev1.Pod:
+		namespaced(doc, &o.ObjectMeta)
+		if err := defaultPodSpec(doc, "spec", &o.Spec); err != nil {
+			return err
+		}
+		return s.define(doc, "Pod", &o.ObjectMeta)
+	case *appsv1.Deployment:
+		return s.addWorkload(doc, "Deployment", &o.ObjectMeta, &o.Spec.Template)
+	case *appsv1.ReplicaSet:
+		return s.addWorkload(doc, "ReplicaSet", &o.ObjectMeta, &o.Spec.Template)
+	case *appsv1.StatefulSet:
+		return s.addWorkload(doc, "StatefulSet", &o.ObjectMeta, &o.Spec.Template)
+	case *corev1.ReplicationController:
+		if o.Spec.Template == nil {
+			return doc.errorf("spec.template", "required")
+		}
+		return s.addWorkload(doc, "ReplicationController", &o.ObjectMeta, o.Spec.Template)
+	case *batchv1.Job:
+		return s.addWorkload(doc, "Job", &o.ObjectMeta, &o.Spec.Template)
+	case *appsv1.DaemonSet:
+		if err := s.addWorkload(doc, "DaemonSet", &o.ObjectMeta, &o.Spec.Template); err != nil {
+			return err
+		}
+		b.DaemonSets = append(b.DaemonSets, o)
+	case *corev1.Node:
+		b.Nodes = append(b.Nodes, o)
+		return s.define(doc, "Node", &o.ObjectMeta)
+	case *corev1.Namespace:
+		b.Namespaces = append(b.Namespaces, o)
+		return s.define(doc, "Namespace", &o.ObjectMeta)
+	case *corev1.PersistentVolumeClaim:
+		namespaced(doc, &o.ObjectMeta)
+		b.PersistentVolumeClaims = append(b.PersistentVolumeClaims, o)
+		return s.define(doc, "PersistentVolumeClaim", &o.ObjectMeta)
+	case *corev1.PersistentVolume:
+		b.PersistentVolumes = append(b.PersistentVolumes, o)
+		return s.define(doc, "PersistentVolume", &o.ObjectMeta)
+	case *storagev1.StorageClass:
+		b.StorageClasses = append(b.StorageClasses, o)
+		return s.define(doc, "StorageClass", &o.ObjectMeta)
+	case *storagev1.CSINode:
+		b.CSINodes = append(b.CSINodes, o)
+		return s.define(doc, "CSINode", &o.ObjectMeta)
+	case *policyv1.PodDisruptionBudget:
+		namespaced(doc, &o.ObjectMeta)
+		b.PodDisruptionBudgets = append(b.PodDisruptionBudgets, o)
+		return s.define(doc, "PodDisruptionBudget", &o.ObjectMeta)
+	case *scheduling.NodePool:
+		b.NodePools = append(b.NodePools, o)
+		return s.define(doc, "NodePool", &metav1.ObjectMeta{Name: o.Name})
+	case *NodeClaim:
+		b.NodeClaims = append(b.NodeClaims, o)
+		return s.define(doc, "NodeClaim", &metav1.ObjectMeta{Name: o.Name})
+	default:
+		return fmt.Errorf("%s: internal error: unhandled object %T", doc.where(), o)
+	}
+	return nil
+}
+
+func (s *builder) addWorkload(doc *document, kind string, meta *metav1.ObjectMeta, tmpl *corev1.PodTemplateSpec) error {
+	namespaced(doc, meta)
+	if err := defaultPodSpec(doc, "spec.template.spec", &tmpl.Spec); err != nil {
+		return err
+	}
+	return s.define(doc, kind, meta)
+}
+
+// checkReferences warns about bound pods whose node is missing and NodeClaims nodeplan cannot
+// use.
+func (s *builder) checkReferences() {
+	b := s.b
+	nodes := map[string]bool{}
+	providerIDs := map[string]bool{}
+	for _, n := range b.Nodes {
+		nodes[n.Name] = true
+		if n.Spec.ProviderID != "" {
+			providerIDs[n.Spec.ProviderID] = true
+		}
+	}
+	missing := map[string]int{}
+	for _, p := range b.BoundPods {
+		if !nodes[p.Spec.NodeName] {
+			missing[p.Spec.NodeName]++
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(missing)) {
+		s.d.warnf("node %s is not in the input: its %d bound pod(s) are not on any existing node", name, missing[name])
+	}
+	for _, nc := range b.NodeClaims {
+		if nodes[nc.NodeName] || (nc.ProviderID != "" && providerIDs[nc.ProviderID]) || nc.DeletionTimestamp != nil {
+			continue
+		}
+		if len(nc.Allocatable) == 0 {
+			s.d.warnf("NodeClaim %s has no Node in the input and no status.allocatable: it is not counted as an existing node", nc.Name)
+		}
+	}
+}
+
+func (s *builder) sort() {
+	b := s.b
+	byName := func(a, b metav1.Object) int {
+		return cmp.Or(strings.Compare(a.GetNamespace(), b.GetNamespace()), strings.Compare(a.GetName(), b.GetName()))
+	}
+	slices.SortStableFunc(b.Nodes, func(x, y *corev1.Node) int { return byName(x, y) })
+	slices.SortStableFunc(b.NodePools, func(x, y *scheduling.NodePool) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortStableFunc(b.NodeClaims, func(x, y *NodeClaim) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortStableFunc(b.DaemonSets, func(x, y *appsv1.DaemonSet) int { return byName(x, y) })
+	slices.SortStableFunc(b.Namespaces, func(x, y *corev1.Namespace) int { return byName(x, y) })
+	slices.SortStableFunc(b.PersistentVolumeClaims, func(x, y *corev1.PersistentVolumeClaim) int { return byName(x, y) })
+	slices.SortStableFunc(b.PersistentVolumes, func(x, y *corev1.PersistentVolume) int { return byName(x, y) })
+	slices.SortStableFunc(b.StorageClasses, func(x, y *storagev1.StorageClass) int { return byName(x, y) })
+	slices.SortStableFunc(b.CSINodes, func(x, y *storagev1.CSINode) int { return byName(x, y) })
+	slices.SortStableFunc(b.PodDisruptionBudgets, func(x, y *policyv1.PodDisruptionBudget) int { return byName(x, y) })
+}

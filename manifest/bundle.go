@@ -1,0 +1,178 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Bundle is everything nodeplan read from a set of manifests, converted to library inputs.
+type Bundle struct {
+	// Pods are the pending pods: input Pods without spec.nodeName and the pods that workloads
+	// (Deployments, ReplicaSets, ReplicationControllers, StatefulSets, Jobs) still need, in
+	// input order (files in the order given, documents in order, ordinals ascending).
+	Pods []*corev1.Pod
+	// BoundPods are input Pods with spec.nodeName: running (or being deleted) on that node.
+	BoundPods []*corev1.Pod
+	// Nodes sorted by name.
+	Nodes []*corev1.Node
+	// NodeClaims sorted by name.
+	NodeClaims []*NodeClaim
+	// NodePools sorted by name, from karpenter.sh/v1 and v1beta1 NodePools and v1alpha5
+	// Provisioners. InstanceTypes is nil: the caller assigns the catalog.
+	NodePools []*scheduling.NodePool
+	// DaemonSets are kept as objects: their pod template is per-node overhead.
+	DaemonSets []*appsv1.DaemonSet
+	Namespaces []*corev1.Namespace
+	// PersistentVolumeClaims include those a StatefulSet's volumeClaimTemplates and a pod's
+	// ephemeral volumes create; claims without a class get the default StorageClass.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
+	CSINodes               []*storagev1.CSINode
+	PodDisruptionBudgets   []*policyv1.PodDisruptionBudget
+	// Warnings are problems that did not stop loading (skipped kinds, unknown fields,
+	// finished pods), each naming its file and document.
+	Warnings []string
+}
+
+// StdinPath is the path that Load reads from stdin.
+const StdinPath = "-"
+
+// Load reads manifests from files and directories (every *.yaml, *.yml and *.json below
+// them, in lexical order) and "-" (stdin), and returns them as one Bundle. Files are read in
+// the order given. All malformed documents are reported, each naming its file, document,
+// object and field.
+func Load(paths []string, stdin io.Reader) (*Bundle, error) {
+	var docs []*document
+	var warnings []string
+	var errs []error
+	seen := map[string]bool{}
+	read := func(path, source string) {
+		if seen[path] {
+			return
+		}
+		seen[path] = true
+		data, err := os.ReadFile(path)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		ds, ws, err := splitFile(data, source)
+		docs, warnings = append(docs, ds...), append(warnings, ws...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, p := range paths {
+		if p == StdinPath {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if stdin == nil {
+				errs = append(errs, errors.New("-: no standard input to read"))
+				continue
+			}
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("reading stdin: %w", err))
+				continue
+			}
+			ds, ws, err := splitFile(data, "stdin")
+			docs, warnings = append(docs, ds...), append(warnings, ws...)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !info.IsDir() {
+			read(filepath.Clean(p), p)
+			continue
+		}
+		found := 0
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != p && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if isManifestFile(path) {
+				found++
+				read(filepath.Clean(path), path)
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+		} else if found == 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: no *.yaml, *.yml or *.json files", p))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return build(docs, warnings)
+}
+
+func isManifestFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// Parse reads one file's content (YAML, multi-document YAML or JSON); source names it in
+// messages. The result is complete on its own, as if Load had read only that file.
+func Parse(data []byte, source string) (*Bundle, error) {
+	docs, warnings, err := splitFile(data, source)
+	if err != nil {
+		return nil, err
+	}
+	return build(docs, warnings)
+}
+
+// NodePoolsOrDefault returns the bundle's NodePools, or the default NodePool when it has none.
+func (b *Bundle) NodePoolsOrDefault() []*scheduling.NodePool {
+	if len(b.NodePools) == 0 {
+		return []*scheduling.NodePool{DefaultNodePool()}
+	}
+	return b.NodePools
+}
+
+// SchedulingInput returns the bundle as a scheduling.Input: its pending pods, NodePools (the
+// default one when none was given; their InstanceTypes are still to be assigned), existing
+// nodes, DaemonSets, namespaces and volume objects. Options are left zero.
+func (b *Bundle) SchedulingInput() scheduling.Input {
+	return scheduling.Input{
+		Pods:                   b.Pods,
+		NodePools:              b.NodePoolsOrDefault(),
+		ExistingNodes:          b.ExistingNodes(),
+		DaemonSets:             b.DaemonSets,
+		Namespaces:             b.Namespaces,
+		PersistentVolumeClaims: b.PersistentVolumeClaims,
+		PersistentVolumes:      b.PersistentVolumes,
+		StorageClasses:         b.StorageClasses,
+	}
+}

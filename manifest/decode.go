@@ -1,0 +1,258 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// document is one object of a file: a YAML document, a JSON value, or an item of a List.
+type document struct {
+	source string
+	// index is the 1-based position of the document among the file's non-empty documents.
+	index int
+	// item is the 1-based position inside a List document, 0 when the object is the document.
+	item int
+	// line is the file line the YAML document starts on (1-based), 0 for JSON.
+	line int
+	// raw is the object as JSON.
+	raw []byte
+
+	apiVersion, kind, namespace, name string
+}
+
+// where names the document for messages: `file: document 2, item 3 (Deployment default/web)`.
+func (d *document) where() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: document %d", d.source, d.index)
+	if d.item > 0 {
+		fmt.Fprintf(&b, ", item %d", d.item)
+	}
+	if d.kind != "" {
+		b.WriteString(" (")
+		b.WriteString(d.kind)
+		if name := d.qualifiedName(); name != "" {
+			b.WriteString(" ")
+			b.WriteString(name)
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+func (d *document) qualifiedName() string {
+	if d.namespace != "" {
+		return d.namespace + "/" + d.name
+	}
+	return d.name
+}
+
+// errorf returns an error naming the document and, when not empty, the field.
+func (d *document) errorf(field, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		return fmt.Errorf("%s: %s: %s", d.where(), field, msg)
+	}
+	return fmt.Errorf("%s: %s", d.where(), msg)
+}
+
+// header is what every Kubernetes object starts with.
+type header struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+}
+
+// listItems is the body of a kind: List (or any *List kind) document.
+type listItems struct {
+	Items []json.RawMessage `json:"items"`
+}
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// splitFile cuts a file's content into documents (not yet decoded past their header). Empty
+// documents are skipped and do not count. Problems that do not stop the file are returned as
+// warnings; a syntax error is an error.
+func splitFile(data []byte, source string) (docs []*document, warnings []string, err error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		return splitJSON(data, source)
+	}
+	index := 0
+	for _, part := range splitYAML(data) {
+		raw, err := yaml.YAMLToJSONStrict(part.text)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: document %d (starting at line %d): invalid YAML: %s", source, index+1, part.line, yamlError(err, part.line))
+		}
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			continue
+		}
+		index++
+		doc := &document{source: source, index: index, line: part.line, raw: raw}
+		ds, ws, err := expandDocument(doc)
+		if err != nil {
+			return nil, nil, err
+		}
+		docs = append(docs, ds...)
+		warnings = append(warnings, ws...)
+	}
+	return docs, warnings, nil
+}
+
+func splitJSON(data []byte, source string) (docs []*document, warnings []string, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	index := 0
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			offset := dec.InputOffset()
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				offset = se.Offset
+			}
+			return nil, nil, fmt.Errorf("%s: document %d: invalid JSON at line %d: %s", source, index+1, lineOf(data, offset), strings.TrimPrefix(err.Error(), "json: "))
+		}
+		index++
+		if raw[0] == '[' {
+			var items []json.RawMessage
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return nil, nil, fmt.Errorf("%s: document %d: invalid JSON: %s", source, index, err)
+			}
+			for i, item := range items {
+				ds, ws, err := expandDocument(&document{source: source, index: index, item: i + 1, raw: item})
+				if err != nil {
+					return nil, nil, err
+				}
+				docs = append(docs, ds...)
+				warnings = append(warnings, ws...)
+			}
+			continue
+		}
+		ds, ws, err := expandDocument(&document{source: source, index: index, raw: raw})
+		if err != nil {
+			return nil, nil, err
+		}
+		docs = append(docs, ds...)
+		warnings = append(warnings, ws...)
+	}
+	return docs, warnings, nil
+}
+
+// lineOf returns the 1-based line of a byte offset.
+func lineOf(data []byte, offset int64) int {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	return bytes.Count(data[:offset], []byte("\n")) + 1
+}
+
+// expandDocument reads a document's header; a List yields its items.
+func expandDocument(doc *document) ([]*document, []string, error) {
+	if len(doc.raw) == 0 || doc.raw[0] != '{' {
+		return nil, []string{fmt.Sprintf("%s: not an object (a Kubernetes object is a mapping with apiVersion and kind), skipped", doc.where())}, nil
+	}
+	var h header
+	if err := json.Unmarshal(doc.raw, &h); err != nil {
+		field, msg := locateError(doc.raw, &h)
+		return nil, nil, doc.errorf(field, "%s", msg)
+	}
+	doc.apiVersion, doc.kind = h.APIVersion, h.Kind
+	doc.namespace, doc.name = h.Metadata.Namespace, h.Metadata.Name
+	if doc.item == 0 && isList(h.APIVersion, h.Kind) {
+		var l listItems
+		if err := json.Unmarshal(doc.raw, &l); err != nil {
+			field, msg := locateError(doc.raw, &l)
+			return nil, nil, doc.errorf(field, "%s", msg)
+		}
+		var docs []*document
+		var warnings []string
+		for i, item := range l.Items {
+			ds, ws, err := expandDocument(&document{source: doc.source, index: doc.index, item: i + 1, line: doc.line, raw: bytes.TrimSpace(item)})
+			if err != nil {
+				return nil, nil, err
+			}
+			docs = append(docs, ds...)
+			warnings = append(warnings, ws...)
+		}
+		return docs, warnings, nil
+	}
+	return []*document{doc}, nil, nil
+}
+
+type yamlPart struct {
+	text []byte
+	line int // first line of text in the file, 1-based
+}
+
+// splitYAML cuts a YAML stream at document markers: a line "---" (optionally followed by
+// whitespace, a comment or the document's first content) or "...".
+func splitYAML(data []byte) []yamlPart {
+	var parts []yamlPart
+	var cur bytes.Buffer
+	start := 1
+	line := 0
+	for len(data) > 0 {
+		var l []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i+1], data[i+1:]
+		} else {
+			l, data = data, nil
+		}
+		line++
+		text := bytes.TrimRight(l, "\r\n")
+		switch {
+		case bytes.Equal(text, []byte("---")) || (bytes.HasPrefix(text, []byte("---")) && (text[3] == ' ' || text[3] == '\t')):
+			parts = append(parts, yamlPart{text: bytes.Clone(cur.Bytes()), line: start})
+			cur.Reset()
+			start = line + 1
+			rest := bytes.TrimSpace(text[3:])
+			if len(rest) > 0 && rest[0] != '#' {
+				// "--- key: value" or "--- |": keep the content as the document's first line.
+				cur.Write(rest)
+				cur.WriteByte('\n')
+				start = line
+			}
+		case bytes.Equal(text, []byte("...")):
+			parts = append(parts, yamlPart{text: bytes.Clone(cur.Bytes()), line: start})
+			cur.Reset()
+			start = line + 1
+		default:
+			cur.Write(l)
+		}
+	}
+	parts = append(parts, yamlPart{text: cur.Bytes(), line: start})
+	return parts
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+// yamlError rewrites a YAML parser error so its line numbers count from the top of the file.
+func yamlError(err error, start int) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return yamlLineRE.ReplaceAllStringFunc(msg, func(m string) string {
+		n, err := strconv.Atoi(strings.TrimPrefix(m, "line "))
+		if err != nil {
+			return m
+		}
+		return "line " + strconv.Itoa(n+start-1)
+	})
+}

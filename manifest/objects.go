@@ -1,0 +1,184 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+)
+
+// groupKind names an API kind independently of its version.
+type groupKind struct{ group, kind string }
+
+// kindDecoder decodes one document of a kind into its typed object (or, for Karpenter's
+// objects, into nodeplan's converted form).
+type kindDecoder func(d *decoder, doc *document, version string) (any, error)
+
+// kinds are the kinds nodeplan reads. Built-in kinds in an older version of their group
+// (apps/v1beta2, extensions/v1beta1, policy/v1beta1…) are read as the v1 kind with a warning.
+var kinds = map[groupKind]kindDecoder{
+	{"", "Pod"}:                   builtin[corev1.Pod],
+	{"", "Node"}:                  builtin[corev1.Node],
+	{"", "Namespace"}:             builtin[corev1.Namespace],
+	{"", "PersistentVolumeClaim"}: builtin[corev1.PersistentVolumeClaim],
+	{"", "PersistentVolume"}:      builtin[corev1.PersistentVolume],
+	{"", "ReplicationController"}: builtin[corev1.ReplicationController],
+
+	{"apps", "Deployment"}:            builtin[appsv1.Deployment],
+	{"apps", "ReplicaSet"}:            builtin[appsv1.ReplicaSet],
+	{"apps", "StatefulSet"}:           builtin[appsv1.StatefulSet],
+	{"apps", "DaemonSet"}:             builtin[appsv1.DaemonSet],
+	{"extensions", "Deployment"}:      builtin[appsv1.Deployment],
+	{"extensions", "ReplicaSet"}:      builtin[appsv1.ReplicaSet],
+	{"extensions", "DaemonSet"}:       builtin[appsv1.DaemonSet],
+	{"batch", "Job"}:                  builtin[batchv1.Job],
+	{"policy", "PodDisruptionBudget"}: builtin[policyv1.PodDisruptionBudget],
+
+	{"storage.k8s.io", "StorageClass"}: builtin[storagev1.StorageClass],
+	{"storage.k8s.io", "CSINode"}:      builtin[storagev1.CSINode],
+
+	{"karpenter.sh", "NodePool"}:    decodeNodePool,
+	{"karpenter.sh", "NodeClaim"}:   decodeNodeClaim,
+	{"karpenter.sh", "Provisioner"}: decodeProvisioner,
+}
+
+// clusterScoped are the kinds without a namespace.
+var clusterScoped = map[groupKind]bool{
+	{"", "Node"}:                       true,
+	{"", "Namespace"}:                  true,
+	{"", "PersistentVolume"}:           true,
+	{"storage.k8s.io", "StorageClass"}: true,
+	{"storage.k8s.io", "CSINode"}:      true,
+	{"karpenter.sh", "NodePool"}:       true,
+	{"karpenter.sh", "NodeClaim"}:      true,
+	{"karpenter.sh", "Provisioner"}:    true,
+}
+
+// splitAPIVersion returns group and version: "apps/v1" → ("apps", "v1"), "v1" → ("", "v1").
+func splitAPIVersion(apiVersion string) (group, version string) {
+	if g, v, ok := strings.Cut(apiVersion, "/"); ok {
+		return g, v
+	}
+	return "", apiVersion
+}
+
+// isList reports whether a document is a list of objects: kubectl writes "v1 List"; the API
+// returns "<Kind>List" (PodList, DeploymentList…).
+func isList(apiVersion, kind string) bool {
+	if kind == "List" {
+		return true
+	}
+	base, ok := strings.CutSuffix(kind, "List")
+	if !ok {
+		return false
+	}
+	group, _ := splitAPIVersion(apiVersion)
+	_, known := kinds[groupKind{group, base}]
+	return known
+}
+
+// decoder turns documents into typed objects, collecting warnings.
+type decoder struct {
+	warnings []string
+}
+
+func (d *decoder) warnf(format string, args ...any) {
+	d.warnings = append(d.warnings, fmt.Sprintf(format, args...))
+}
+
+// decode returns the typed object of a document, or nil for a kind nodeplan does not use.
+func (d *decoder) decode(doc *document) (any, error) {
+	if doc.kind == "" || doc.apiVersion == "" {
+		d.warnf("%s: no apiVersion or kind, skipped", doc.where())
+		return nil, nil
+	}
+	group, version := splitAPIVersion(doc.apiVersion)
+	gk := groupKind{group, doc.kind}
+	dec, ok := kinds[gk]
+	if !ok {
+		d.warnf("%s: kind %s (%s) is not used by nodeplan, skipped", doc.where(), doc.kind, doc.apiVersion)
+		return nil, nil
+	}
+	if doc.namespace == "" && !clusterScoped[gk] {
+		doc.namespace = "default" // as the object will be named once defaulted
+	}
+	return dec(d, doc, version)
+}
+
+// builtin decodes a Kubernetes built-in kind into its v1 type.
+func builtin[T any](d *decoder, doc *document, version string) (any, error) {
+	if version != "v1" {
+		group, _ := splitAPIVersion(doc.apiVersion)
+		v1 := "v1"
+		if group == "extensions" {
+			group = "apps"
+		}
+		if group != "" {
+			v1 = group + "/v1"
+		}
+		d.warnf("%s: %s is an old API version, read as %s", doc.where(), doc.apiVersion, v1)
+	}
+	return decodeTyped[T](d, doc)
+}
+
+// decodeTyped decodes a document into T, naming the field of a bad value, and warns about
+// fields T does not have.
+func decodeTyped[T any](d *decoder, doc *document) (*T, error) {
+	obj := new(T)
+	if err := json.Unmarshal(doc.raw, obj); err != nil {
+		field, msg := locateError(doc.raw, new(T))
+		return nil, doc.errorf(field, "%s", msg)
+	}
+	for _, f := range unknownFields(doc.raw, obj) {
+		d.warnf("%s: unknown field %s, ignored", doc.where(), f)
+	}
+	return obj, nil
+}
+
+func decodeNodePool(d *decoder, doc *document, version string) (any, error) {
+	switch version {
+	case "v1":
+		o, err := decodeTyped[nodePoolV1](d, doc)
+		if err != nil {
+			return nil, err
+		}
+		return convertNodePoolV1(doc, o)
+	case "v1beta1":
+		o, err := decodeTyped[nodePoolV1beta1](d, doc)
+		if err != nil {
+			return nil, err
+		}
+		return convertNodePoolV1beta1(doc, o)
+	}
+	d.warnf("%s: %s NodePool is not supported (use karpenter.sh/v1 or v1beta1), skipped", doc.where(), doc.apiVersion)
+	return nil, nil
+}
+
+func decodeProvisioner(d *decoder, doc *document, version string) (any, error) {
+	if version != "v1alpha5" {
+		d.warnf("%s: %s Provisioner is not supported (use karpenter.sh/v1alpha5), skipped", doc.where(), doc.apiVersion)
+		return nil, nil
+	}
+	o, err := decodeTyped[provisionerV1alpha5](d, doc)
+	if err != nil {
+		return nil, err
+	}
+	return convertProvisioner(doc, o)
+}
+
+func decodeNodeClaim(d *decoder, doc *document, version string) (any, error) {
+	if version != "v1" && version != "v1beta1" {
+		d.warnf("%s: %s NodeClaim is not supported (use karpenter.sh/v1 or v1beta1), skipped", doc.where(), doc.apiVersion)
+		return nil, nil
+	}
+	o, err := decodeTyped[nodeClaimObject](d, doc)
+	if err != nil {
+		return nil, err
+	}
+	return convertNodeClaim(doc, o)
+}
