@@ -151,8 +151,13 @@ func combine(vols []*resolvedClaim) ([]requirements.Requirements, *Error) {
 		if len(v.alts) == 0 {
 			continue
 		}
+		// A volume's own alternatives are distinct, so combining them with the first
+		// constraint, or one set with one set, cannot repeat.
+		var seen map[string]bool
+		if len(constrained) > 0 && len(acc)*len(v.alts) > 1 {
+			seen = map[string]bool{}
+		}
 		var next []requirements.Requirements
-		seen := map[string]bool{}
 		for _, a := range acc {
 			for _, b := range v.alts {
 				if a.Conflict(b) != "" {
@@ -161,11 +166,13 @@ func combine(vols []*resolvedClaim) ([]requirements.Requirements, *Error) {
 				m := make(requirements.Requirements, len(a)+len(b))
 				m.AddAll(a)
 				m.AddAll(b)
-				s := m.String()
-				if seen[s] {
-					continue
+				if seen != nil {
+					s := m.String()
+					if seen[s] {
+						continue
+					}
+					seen[s] = true
 				}
-				seen[s] = true
 				next = append(next, m)
 			}
 		}
