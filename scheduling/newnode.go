@@ -147,7 +147,7 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 	var best candidate
 	var last rejection
 	for _, reqs := range alts {
-		reqs, r := s.topologyRequirements(p, reqs, n.name, explain)
+		reqs, r := s.topologyRequirements(p, reqs, nodeView{name: n.name, pool: n.pool, options: n.options}, explain)
 		if r.failed() {
 			last = r
 			continue
@@ -201,7 +201,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
-	s.recordTopology(p, n.name, n.reqs)
+	s.recordTopology(p, n.name, n.reqs, nil)
 	s.recordVolumes(p, n.name)
 }
 
@@ -243,7 +243,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	var best candidate
 	var last rejection
 	for _, reqs := range alts {
-		reqs, r := s.topologyRequirements(p, reqs, name, explain)
+		reqs, r := s.topologyRequirements(p, reqs, nodeView{name: name, pool: pool, options: pool.types}, explain)
 		if r.failed() {
 			last = worse(last, r)
 			continue
@@ -276,7 +276,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
-	s.recordTopology(p, n.name, n.reqs)
+	s.recordTopology(p, n.name, n.reqs, nil)
 	s.recordVolumes(p, n.name)
 	return n, ok
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -36,6 +37,17 @@ type podInfo struct {
 
 	effectiveCache []requirements.Requirements
 	effectiveFor   int
+
+	// terms are the pod's spread and pod (anti-)affinity rules: required ones, then preferred
+	// ones in relaxation order; the first softRelaxed preferred ones have been given up.
+	terms       []topology.Term
+	softRelaxed int
+	// matched are the groups that count this pod.
+	matched []*topology.Group
+	// eligible caches the eligible domains of each spread group for this pod.
+	eligible    map[*topology.Group][]string
+	activeCache []topology.Term
+	activeFor   int
 }
 
 var discardLogger = logr.Discard()
@@ -124,12 +136,18 @@ func (p *podInfo) effectiveAlternatives() []requirements.Requirements {
 	return out
 }
 
-// relax gives up one preference, in Karpenter's order: preferred node affinity (heaviest
-// first), then PreferNoSchedule taints (when any node or NodePool has one). It reports false when nothing is left to give up.
+// relax gives up one preference: preferred node affinity (heaviest first), then preferred pod
+// affinity and anti-affinity (heaviest first), then ScheduleAnyway spread, then
+// PreferNoSchedule taints (when any node or NodePool has one). It reports false when nothing is left to give up.
 func (p *podInfo) relax(softTaints bool) bool {
 	if p.prefIndex < len(p.preferences) {
 		p.relaxations = append(p.relaxations, fmt.Sprintf("preferred node affinity (weight %d) %s", p.preferences[p.prefIndex].Weight, p.preferences[p.prefIndex].Requirements))
 		p.prefIndex++
+		return true
+	}
+	if soft := p.softTerms(); p.softRelaxed < len(soft) {
+		p.relaxations = append(p.relaxations, "preferred "+soft[p.softRelaxed].Group.Describe())
+		p.softRelaxed++
 		return true
 	}
 	if !p.tolerateSoft && softTaints {
@@ -175,4 +193,30 @@ func taintString(t corev1.Taint) string {
 		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
 	}
 	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+}
+
+// softTerms returns the pod's preferred topology terms (after its required ones).
+func (p *podInfo) softTerms() []topology.Term {
+	for i, t := range p.terms {
+		if !t.Required {
+			return p.terms[i:]
+		}
+	}
+	return nil
+}
+
+// activeTerms returns the terms in force: required ones and preferred ones not yet relaxed.
+func (p *podInfo) activeTerms() []topology.Term {
+	soft := p.softTerms()
+	required := p.terms[:len(p.terms)-len(soft)]
+	if p.softRelaxed == 0 {
+		return p.terms
+	}
+	if p.activeFor != p.softRelaxed {
+		out := make([]topology.Term, 0, len(required)+len(soft)-p.softRelaxed)
+		out = append(out, required...)
+		p.activeCache = append(out, soft[p.softRelaxed:]...)
+		p.activeFor = p.softRelaxed
+	}
+	return p.activeCache
 }

@@ -23,7 +23,7 @@ type solver struct {
 	// claimNode pins ReadWriteOnce claims to the node their first user was planned on.
 	claimNode map[string]string
 	usedNames map[string]bool
-	topo      topologyHooks
+	topology  *topologyState
 	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
 	softTaints bool
 }
@@ -106,7 +106,8 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 		pods = append(pods, p)
 	}
 	s.softTaints = hasSoftTaints(s)
-	s.topo = newTopologyHooks(in, s)
+	pods, bad := s.setupTopology(in, pods)
+	unschedulable = append(unschedulable, bad...)
 	sortPods(pods)
 	return s, pods, unschedulable, nil
 }
@@ -170,7 +171,6 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 	for {
 		var next []*podInfo
 		progress := false
-		s.topo.startRound(queue)
 		for _, p := range queue {
 			if s.place(p, false).failed() {
 				next = append(next, p)
@@ -285,7 +285,7 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
 		return reject(explain, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
 	}
-	if _, r := s.topologyRequirements(p, n.reqs, n.name, explain); r.failed() {
+	if _, r := s.topologyRequirements(p, n.reqs, nodeView{name: n.name, existing: n}, explain); r.failed() {
 		return r
 	}
 	return ok
@@ -296,7 +296,7 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.placed = append(n.placed, p)
-	s.recordTopology(p, n.name, n.reqs)
+	s.recordTopology(p, n.name, n.reqs, n)
 	s.recordVolumes(p, n.name)
 }
 

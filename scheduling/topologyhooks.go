@@ -1,25 +1,513 @@
 package scheduling
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
-// topologyHooks connects the solver to spread and pod-affinity accounting.
-type topologyHooks interface {
-	startRound(queue []*podInfo)
+// topologyState connects the solver to spread and pod-affinity accounting: the tracker's
+// counts, and the domains each key can take per NodePool and on existing nodes.
+type topologyState struct {
+	tracker *topology.Tracker
+	// poolDomains[pool index][key] are the values a new node of the pool can take, sorted.
+	poolDomains []map[string][]string
+	// existingDomains[key] are the values existing nodes carry.
+	existingDomains map[string]map[string]bool
 }
 
-type noTopology struct{}
+// setupTopology derives every pending pod's terms and matched groups, counts the pods already
+// running, and records the domains each key can take. Pods with an invalid term become
+// unschedulable.
+func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unschedulable) {
+	tr := topology.NewTracker(in.Namespaces)
+	var kept []*podInfo
+	var bad []Unschedulable
+	for _, p := range pods {
+		terms, err := tr.Terms(p.pod)
+		if err != nil {
+			bad = append(bad, Unschedulable{Pod: p.key, Reason: err.Error(), Constraint: topologyConstraintOfError(err)})
+			continue
+		}
+		p.terms = terms
+		kept = append(kept, p)
+	}
+	type running struct {
+		pod   *corev1.Pod
+		terms []topology.Term
+		node  *existingNode
+	}
+	var runningPods []running
+	byName := map[string]*existingNode{}
+	for _, n := range s.existing {
+		byName[n.name] = n
+	}
+	for _, en := range in.ExistingNodes {
+		n := byName[en.Node.Name]
+		for _, pod := range en.Pods {
+			if pod == nil || isTerminal(pod) || pod.DeletionTimestamp != nil {
+				continue
+			}
+			runningPods = append(runningPods, running{pod: pod, terms: tr.AntiAffinityTerms(pod), node: n})
+		}
+	}
+	s.topology = &topologyState{tracker: tr, existingDomains: map[string]map[string]bool{}}
+	if len(tr.Groups()) == 0 {
+		return kept, bad
+	}
+	for _, r := range runningPods {
+		labels := r.node.labels
+		tr.Record(r.pod, r.terms, func(key string) (string, bool) {
+			v, ok := labels[key]
+			return v, ok
+		})
+	}
+	for _, p := range kept {
+		for _, g := range tr.Groups() {
+			if g.Matches(p.pod) {
+				p.matched = append(p.matched, g)
+			}
+		}
+	}
+	keys := map[string]bool{}
+	for _, g := range tr.Groups() {
+		if g.Key != requirements.LabelHostname {
+			keys[g.Key] = true
+		}
+	}
+	for _, n := range s.existing {
+		for k := range keys {
+			if v, ok := n.labels[k]; ok {
+				if s.topology.existingDomains[k] == nil {
+					s.topology.existingDomains[k] = map[string]bool{}
+				}
+				s.topology.existingDomains[k][v] = true
+			}
+		}
+	}
+	s.topology.poolDomains = make([]map[string][]string, len(s.pools))
+	for i, pool := range s.pools {
+		s.topology.poolDomains[i] = map[string][]string{}
+		for k := range keys {
+			s.topology.poolDomains[i][k] = poolDomainValues(pool, k)
+		}
+	}
+	return kept, bad
+}
 
-func (noTopology) startRound([]*podInfo) {}
+func topologyConstraintOfError(err error) Constraint {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "podAffinity"):
+		return ConstraintPodAffinity
+	case strings.HasPrefix(msg, "podAntiAffinity"):
+		return ConstraintPodAntiAffinity
+	}
+	return ConstraintTopologySpread
+}
 
-func newTopologyHooks(in Input, s *solver) topologyHooks { return noTopology{} }
+// poolDomainValues lists the values key can take on a new node of the pool: from available
+// offerings for zone and capacity type, names for instance type, else type and template
+// labels.
+func poolDomainValues(pool *poolState, key string) []string {
+	seen := map[string]bool{}
+	add := func(v string) {
+		if r, ok := pool.reqs[key]; !ok || r.Has(v) {
+			seen[v] = true
+		}
+	}
+	for _, t := range pool.types {
+		switch key {
+		case requirements.LabelTopologyZone:
+			for _, o := range t.offerings {
+				add(o.Zone)
+			}
+		case requirements.LabelCapacityType:
+			for _, o := range t.offerings {
+				add(o.CapacityType)
+			}
+		case requirements.LabelInstanceType:
+			add(t.it.Name)
+		default:
+			if v, ok := t.it.Labels[key]; ok {
+				add(v)
+			}
+		}
+	}
+	if r, ok := pool.reqs[key]; ok && !r.IsComplement() {
+		for _, v := range r.Values() {
+			seen[v] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// nodeView is what topology needs to know of a candidate node.
+type nodeView struct {
+	name     string
+	existing *existingNode // nil for a new node
+	pool     *poolState    // the new node's pool
+	options  []*typeOption // the new node's current options
+}
 
 // topologyRequirements returns reqs narrowed so that placing p on the node keeps every spread
-// and affinity rule, or a rejection.
-func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements, nodeName string, explain bool) (requirements.Requirements, rejection) {
-	return reqs, ok
+// and affinity rule in force, or a rejection. A key the pod is counted on is narrowed to one
+// value, so the count lands in exactly the domain the node will be in.
+func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements, nv nodeView, explain bool) (requirements.Requirements, rejection) {
+	if len(p.terms) == 0 && len(p.matched) == 0 {
+		return reqs, ok
+	}
+	active := p.activeTerms()
+	out := reqs
+	copied := false
+	for _, key := range ruleKeys(active, p.matched) {
+		candidates := s.domainCandidates(key, out, nv)
+		allowed := candidates[:0:0]
+		var failing *topology.Group
+		for _, v := range candidates {
+			if g := s.firstViolated(p, active, key, v); g != nil {
+				if failing == nil {
+					failing = g
+				}
+				continue
+			}
+			allowed = append(allowed, v)
+		}
+		if len(allowed) == 0 {
+			if failing == nil {
+				failing = firstGroupOn(active, key)
+			}
+			if failing == nil {
+				continue // only counted here, and the node has no value for the key
+			}
+			return nil, s.topologyRejection(p, failing, candidates, nv, explain)
+		}
+		if key == requirements.LabelHostname || nv.existing != nil {
+			continue
+		}
+		if r, ok := out[key]; ok && r.Len() == 1 {
+			continue
+		}
+		choice, found := s.chooseDomain(p, active, key, allowed, out, nv)
+		if !found {
+			g := firstGroupOn(active, key)
+			if g == nil {
+				g = p.matched[0]
+			}
+			return nil, s.topologyRejection(p, g, allowed, nv, explain)
+		}
+		if !copied {
+			out = out.Copy()
+			copied = true
+		}
+		out.Add(requirements.New(key, corev1.NodeSelectorOpIn, choice))
+	}
+	return out, ok
+}
+
+// ruleKeys lists, sorted, the keys of the pod's active terms and of the groups counting it.
+func ruleKeys(active []topology.Term, matched []*topology.Group) []string {
+	var keys []string
+	add := func(k string) {
+		for _, x := range keys {
+			if x == k {
+				return
+			}
+		}
+		keys = append(keys, k)
+	}
+	for _, t := range active {
+		add(t.Group.Key)
+	}
+	for _, g := range matched {
+		add(g.Key)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func firstGroupOn(active []topology.Term, key string) *topology.Group {
+	for _, t := range active {
+		if t.Group.Key == key {
+			return t.Group
+		}
+	}
+	return nil
+}
+
+// domainCandidates lists the values key could take on the node: its hostname, an existing
+// node's label, or the values a new node of its pool can still take under reqs.
+func (s *solver) domainCandidates(key string, reqs requirements.Requirements, nv nodeView) []string {
+	if key == requirements.LabelHostname {
+		return []string{nv.name}
+	}
+	if nv.existing != nil {
+		if v, ok := nv.existing.labels[key]; ok {
+			return []string{v}
+		}
+		return nil
+	}
+	all := s.topology.poolDomains[nv.pool.index][key]
+	r, constrained := reqs[key]
+	if !constrained {
+		return all
+	}
+	var out []string
+	for _, v := range all {
+		if r.Has(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// firstViolated returns the first group whose rule forbids domain v for p, or nil.
+func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string) *topology.Group {
+	for _, t := range active {
+		g := t.Group
+		if g.Key != key {
+			continue
+		}
+		self := g.Matches(p.pod)
+		minCount := 0
+		if g.Kind == topology.Spread {
+			minCount = g.MinCount(s.eligibleDomains(p, g))
+		}
+		if !g.Allowed(v, self, minCount) {
+			return g
+		}
+	}
+	// The inverse rule: running or placed pods' required anti-affinity selecting p.
+	for _, g := range p.matched {
+		if g.Key == key && g.Kind == topology.AntiAffinity && g.Owners(v) > 0 {
+			return g
+		}
+	}
+	return nil
+}
+
+// eligibleDomains are the domains a spread group's skew is measured over for p: values of the
+// key on existing nodes and NodePools p could use (taints when the group honours them), and
+// allowed by p's node affinity (when honoured). Hostname spread is measured against a new,
+// empty node, which is always possible, so its minimum is 0.
+func (s *solver) eligibleDomains(p *podInfo, g *topology.Group) []string {
+	if g.Key == requirements.LabelHostname {
+		return nil
+	}
+	if d, ok := p.eligible[g]; ok {
+		return d
+	}
+	seen := map[string]bool{}
+	allowedByPod := func(v string) bool {
+		if !g.HonorNodeAffinity {
+			return true
+		}
+		for _, alt := range p.alternatives {
+			if r, ok := alt[g.Key]; !ok || r.Has(v) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range s.existing {
+		v, ok := n.labels[g.Key]
+		if !ok || seen[v] {
+			continue
+		}
+		if g.HonorTaints {
+			if _, bad := p.untoleratedTaint(n.taints); bad {
+				continue
+			}
+		}
+		if allowedByPod(v) {
+			seen[v] = true
+		}
+	}
+	for i, pool := range s.pools {
+		if g.HonorTaints {
+			if _, bad := p.untoleratedTaint(pool.np.Taints); bad {
+				continue
+			}
+		}
+		for _, v := range s.topology.poolDomains[i][g.Key] {
+			if allowedByPod(v) {
+				seen[v] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	if p.eligible == nil {
+		p.eligible = map[*topology.Group][]string{}
+	}
+	p.eligible[g] = out
+	return out
+}
+
+// chooseDomain picks one allowed value for an undecided key of a new node: for spread the
+// least-populated domain, for affinity the most-populated, otherwise the first; only values
+// some option of the node can actually launch in.
+func (s *solver) chooseDomain(p *podInfo, active []topology.Term, key string, allowed []string, reqs requirements.Requirements, nv nodeView) (string, bool) {
+	ranked := append([]string(nil), allowed...)
+	var spread, affinity *topology.Group
+	for _, t := range active {
+		if t.Group.Key != key {
+			continue
+		}
+		switch t.Group.Kind {
+		case topology.Spread:
+			if spread == nil {
+				spread = t.Group
+			}
+		case topology.Affinity:
+			if affinity == nil {
+				affinity = t.Group
+			}
+		}
+	}
+	if spread == nil && affinity == nil {
+		for _, g := range p.matched {
+			if g.Key == key && g.Kind == topology.Spread {
+				spread = g
+				break
+			}
+		}
+	}
+	sort.SliceStable(ranked, func(i, j int) bool {
+		switch {
+		case spread != nil:
+			return spread.Count(ranked[i]) < spread.Count(ranked[j])
+		case affinity != nil:
+			return affinity.Count(ranked[i]) > affinity.Count(ranked[j])
+		}
+		return false
+	})
+	for _, v := range ranked {
+		narrowed := reqs.Copy()
+		narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
+		for _, t := range nv.options {
+			if typeAllows(t, narrowed) && fitsEmpty(t, p) {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+func fitsEmpty(t *typeOption, p *podInfo) bool {
+	for i, x := range p.requests {
+		if x > t.room[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *solver) topologyRejection(p *podInfo, g *topology.Group, domains []string, nv nodeView, explain bool) rejection {
+	c := ConstraintTopologySpread
+	switch g.Kind {
+	case topology.Affinity:
+		c = ConstraintPodAffinity
+	case topology.AntiAffinity:
+		c = ConstraintPodAntiAffinity
+	}
+	if !explain {
+		return rejection{constraint: c, stage: stageTopology}
+	}
+	counts := g.DescribeCounts(domains)
+	if counts == "" {
+		counts = "no domain for " + g.Key
+	}
+	return reject(true, c, stageTopology, "%s: no allowed domain on %s (counts: %s)", g.Describe(), nv.name, counts)
 }
 
 // recordTopology counts p in the domains of the node it was placed on.
-func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.Requirements) {}
+func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.Requirements, existing *existingNode) {
+	if len(p.matched) == 0 && len(p.terms) == 0 {
+		return
+	}
+	domain := func(key string) (string, bool) {
+		if key == requirements.LabelHostname {
+			return nodeName, true
+		}
+		if existing != nil {
+			v, ok := existing.labels[key]
+			return v, ok
+		}
+		if r, ok := reqs[key]; ok && r.Len() == 1 {
+			return r.Any()
+		}
+		return "", false
+	}
+	active := p.activeTerms()
+	for _, g := range p.matched {
+		owner := g.Kind == topology.AntiAffinity && ownsRequired(active, g)
+		if d, ok := domain(g.Key); ok {
+			g.RecordIn(d, true, owner)
+		}
+	}
+	for _, t := range active {
+		if t.Group.Kind != topology.AntiAffinity || !t.Required || containsGroup(p.matched, t.Group) {
+			continue
+		}
+		if d, ok := domain(t.Group.Key); ok {
+			t.Group.RecordIn(d, false, true)
+		} else if t.Group.Key != requirements.LabelHostname && existing == nil {
+			// Undecided: hold the term against every domain the node could still land in.
+			for _, v := range s.topology.poolDomainsFor(reqs, t.Group.Key) {
+				t.Group.RecordIn(v, false, true)
+			}
+		}
+	}
+}
+
+func (ts *topologyState) poolDomainsFor(reqs requirements.Requirements, key string) []string {
+	seen := map[string]bool{}
+	r, constrained := reqs[key]
+	for _, domains := range ts.poolDomains {
+		for _, v := range domains[key] {
+			if !constrained || r.Has(v) {
+				seen[v] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func ownsRequired(active []topology.Term, g *topology.Group) bool {
+	for _, t := range active {
+		if t.Group == g && t.Required {
+			return true
+		}
+	}
+	return false
+}
+
+func containsGroup(list []*topology.Group, g *topology.Group) bool {
+	for _, x := range list {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,208 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Kind is the sort of rule a group enforces.
+type Kind int
+
+const (
+	// Spread is a topology spread constraint: counts may differ by at most MaxSkew.
+	Spread Kind = iota
+	// Affinity requires a domain that already holds a matching pod.
+	Affinity
+	// AntiAffinity requires a domain that holds no matching pod.
+	AntiAffinity
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Spread:
+		return "topology spread"
+	case Affinity:
+		return "pod affinity"
+	}
+	return "pod anti-affinity"
+}
+
+// Group is one distinct rule shared by every pod that declares it: which pods it counts
+// (selector and namespaces), over which label key, and the counts per domain.
+type Group struct {
+	Kind       Kind
+	Key        string
+	MaxSkew    int32
+	MinDomains int32
+	// HonorNodeAffinity and HonorTaints are the spread policies: only domains the pod's node
+	// affinity allows, and only nodes whose taints it tolerates, count as eligible.
+	HonorNodeAffinity bool
+	HonorTaints       bool
+
+	id         string
+	selector   labels.Selector
+	namespaces map[string]bool // nil with nsSelector nil: the owner's namespace only
+	allNS      bool
+	nsSelector labels.Selector
+	tracker    *Tracker
+
+	counts map[string]int // domain → matching pods
+	owners map[string]int // domain → pods holding this term as a required anti-affinity
+	total  int
+}
+
+// ID identifies the group: two pods declaring the same rule share it.
+func (g *Group) ID() string { return g.id }
+
+// Count is the number of matching pods recorded in a domain.
+func (g *Group) Count(domain string) int { return g.counts[domain] }
+
+// Total is the number of matching pods recorded in any domain.
+func (g *Group) Total() int { return g.total }
+
+// Owners is the number of pods holding this anti-affinity term in a domain.
+func (g *Group) Owners(domain string) int { return g.owners[domain] }
+
+// Matches reports whether the group counts pod: its namespace is selected and its labels match.
+func (g *Group) Matches(pod *corev1.Pod) bool {
+	if !g.namespaceMatches(namespaceOf(pod)) {
+		return false
+	}
+	return g.selector.Matches(labels.Set(pod.Labels))
+}
+
+func (g *Group) namespaceMatches(ns string) bool {
+	if g.allNS || g.namespaces[ns] {
+		return true
+	}
+	if g.nsSelector != nil {
+		return g.nsSelector.Matches(labels.Set(g.tracker.namespaceLabels[ns]))
+	}
+	return false
+}
+
+// MinCount is the smallest count over the eligible domains, or 0 when there are fewer than
+// MinDomains of them (kube-scheduler's rule: missing domains count as empty).
+func (g *Group) MinCount(eligible []string) int {
+	if len(eligible) == 0 || int32(len(eligible)) < max(g.MinDomains, 1) {
+		return 0
+	}
+	least := -1
+	for _, d := range eligible {
+		if c := g.counts[d]; least < 0 || c < least {
+			least = c
+		}
+	}
+	return least
+}
+
+// Allowed reports whether a pod may go to domain under this group's rule. selfMatch says the
+// pod is counted by the group itself; minCount is MinCount of the pod's eligible domains
+// (spread only).
+func (g *Group) Allowed(domain string, selfMatch bool, minCount int) bool {
+	switch g.Kind {
+	case Spread:
+		self := 0
+		if selfMatch {
+			self = 1
+		}
+		return g.counts[domain]+self-minCount <= int(g.MaxSkew)
+	case Affinity:
+		if g.total == 0 && selfMatch {
+			return true // the first pod of a self-affine set seeds the domain
+		}
+		return g.counts[domain] > 0
+	default:
+		return g.counts[domain] == 0
+	}
+}
+
+// Describe says what the group is, for explanations.
+func (g *Group) Describe() string {
+	s := fmt.Sprintf("%s on %s for pods matching %q", g.Kind, g.Key, g.selector.String())
+	if g.Kind == Spread {
+		s += fmt.Sprintf(" (maxSkew %d", g.MaxSkew)
+		if g.MinDomains > 0 {
+			s += fmt.Sprintf(", minDomains %d", g.MinDomains)
+		}
+		s += ")"
+	}
+	return s
+}
+
+// DescribeCounts lists the counts per domain, sorted, for explanations.
+func (g *Group) DescribeCounts(domains []string) string {
+	parts := make([]string, 0, len(domains))
+	for _, d := range domains {
+		parts = append(parts, fmt.Sprintf("%s=%d", d, g.counts[d]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (g *Group) record(domain string, matched, owner bool) {
+	if matched {
+		g.counts[domain]++
+		g.total++
+	}
+	if owner {
+		g.owners[domain]++
+	}
+}
+
+func namespaceOf(pod *corev1.Pod) string {
+	if pod.Namespace == "" {
+		return corev1.NamespaceDefault
+	}
+	return pod.Namespace
+}
+
+// selectorWithKeys builds a label selector and adds one requirement per matchLabelKeys key
+// (the pod's own value) and mismatchLabelKeys key (any other value).
+func selectorWithKeys(sel *metav1.LabelSelector, pod *corev1.Pod, matchKeys, mismatchKeys []string) (labels.Selector, error) {
+	if sel == nil {
+		// A nil selector selects nothing (kube-scheduler).
+		return labels.Nothing(), nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range matchKeys {
+		if v, ok := pod.Labels[k]; ok {
+			r, err := labels.NewRequirement(k, selection.Equals, []string{v})
+			if err != nil {
+				return nil, err
+			}
+			s = s.Add(*r)
+		}
+	}
+	for _, k := range mismatchKeys {
+		if v, ok := pod.Labels[k]; ok {
+			r, err := labels.NewRequirement(k, selection.NotEquals, []string{v})
+			if err != nil {
+				return nil, err
+			}
+			s = s.Add(*r)
+		}
+	}
+	return s, nil
+}
+
+func normalizeKey(key string) string { return requirements.NormalizeKey(key) }
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,218 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Tracker owns the groups of one solve and their counts.
+type Tracker struct {
+	groups          map[string]*Group
+	ordered         []*Group
+	namespaceLabels map[string]map[string]string
+}
+
+// NewTracker starts a tracker; namespaces give the labels namespaceSelectors match.
+func NewTracker(namespaces []*corev1.Namespace) *Tracker {
+	t := &Tracker{groups: map[string]*Group{}, namespaceLabels: map[string]map[string]string{}}
+	for _, ns := range namespaces {
+		if ns != nil {
+			t.namespaceLabels[ns.Name] = ns.Labels
+		}
+	}
+	return t
+}
+
+// Groups returns every group, in the order they were first declared.
+func (t *Tracker) Groups() []*Group { return t.ordered }
+
+// Term is one rule a pod declares.
+type Term struct {
+	Group *Group
+	// Required is false for preferred affinity terms and ScheduleAnyway spread, which the
+	// solver honours until it has to relax them.
+	Required bool
+	// Weight orders preferred terms (heaviest relaxed first); ScheduleAnyway spread has 0.
+	Weight int32
+}
+
+// Terms returns the rules a pod declares, required ones first, then preferred ones heaviest
+// first. An invalid selector is an error naming the term.
+func (t *Tracker) Terms(pod *corev1.Pod) ([]Term, error) {
+	var out []Term
+	for i, c := range pod.Spec.TopologySpreadConstraints {
+		g, err := t.spreadGroup(pod, c)
+		if err != nil {
+			return nil, fmt.Errorf("topologySpreadConstraints[%d]: %w", i, err)
+		}
+		out = append(out, Term{Group: g, Required: c.WhenUnsatisfiable != corev1.ScheduleAnyway})
+	}
+	if aff := pod.Spec.Affinity; aff != nil {
+		if pa := aff.PodAffinity; pa != nil {
+			for i, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				g, err := t.affinityGroup(pod, Affinity, term)
+				if err != nil {
+					return nil, fmt.Errorf("podAffinity required term %d: %w", i, err)
+				}
+				out = append(out, Term{Group: g, Required: true})
+			}
+			for i, wt := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+				g, err := t.affinityGroup(pod, Affinity, wt.PodAffinityTerm)
+				if err != nil {
+					return nil, fmt.Errorf("podAffinity preferred term %d: %w", i, err)
+				}
+				out = append(out, Term{Group: g, Weight: wt.Weight})
+			}
+		}
+		if pa := aff.PodAntiAffinity; pa != nil {
+			for i, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				g, err := t.affinityGroup(pod, AntiAffinity, term)
+				if err != nil {
+					return nil, fmt.Errorf("podAntiAffinity required term %d: %w", i, err)
+				}
+				out = append(out, Term{Group: g, Required: true})
+			}
+			for i, wt := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+				g, err := t.affinityGroup(pod, AntiAffinity, wt.PodAffinityTerm)
+				if err != nil {
+					return nil, fmt.Errorf("podAntiAffinity preferred term %d: %w", i, err)
+				}
+				out = append(out, Term{Group: g, Weight: wt.Weight})
+			}
+		}
+	}
+	// Required first; preferred affinity terms by weight, heaviest first; ScheduleAnyway
+	// spread (weight 0, kind Spread) last, as they are relaxed after pod (anti-)affinity.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Required != b.Required {
+			return a.Required
+		}
+		if (a.Group.Kind == Spread) != (b.Group.Kind == Spread) {
+			return b.Group.Kind == Spread
+		}
+		return a.Weight > b.Weight
+	})
+	return out, nil
+}
+
+func (t *Tracker) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint) (*Group, error) {
+	if c.TopologyKey == "" {
+		return nil, fmt.Errorf("topologyKey is empty")
+	}
+	if c.MaxSkew < 1 {
+		return nil, fmt.Errorf("maxSkew must be at least 1, got %d", c.MaxSkew)
+	}
+	sel, err := selectorWithKeys(c.LabelSelector, pod, c.MatchLabelKeys, nil)
+	if err != nil {
+		return nil, fmt.Errorf("labelSelector: %w", err)
+	}
+	g := &Group{
+		Kind:              Spread,
+		Key:               normalizeKey(c.TopologyKey),
+		MaxSkew:           c.MaxSkew,
+		HonorNodeAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor,
+		HonorTaints:       c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor,
+		selector:          sel,
+		namespaces:        map[string]bool{namespaceOf(pod): true},
+	}
+	if c.MinDomains != nil {
+		g.MinDomains = *c.MinDomains
+	}
+	g.id = fmt.Sprintf("spread|%s|%s|%s|%d|%d|%t|%t", g.Key, sel.String(), namespaceOf(pod), g.MaxSkew, g.MinDomains, g.HonorNodeAffinity, g.HonorTaints)
+	return t.intern(g), nil
+}
+
+func (t *Tracker) affinityGroup(pod *corev1.Pod, kind Kind, term corev1.PodAffinityTerm) (*Group, error) {
+	if term.TopologyKey == "" {
+		return nil, fmt.Errorf("topologyKey is empty")
+	}
+	sel, err := selectorWithKeys(term.LabelSelector, pod, term.MatchLabelKeys, term.MismatchLabelKeys)
+	if err != nil {
+		return nil, fmt.Errorf("labelSelector: %w", err)
+	}
+	g := &Group{Kind: kind, Key: normalizeKey(term.TopologyKey), selector: sel}
+	var nsID string
+	switch {
+	case term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0:
+		g.allNS = true // an empty namespaceSelector selects every namespace
+		nsID = "*"
+	default:
+		g.namespaces = map[string]bool{}
+		for _, ns := range term.Namespaces {
+			g.namespaces[ns] = true
+		}
+		if term.NamespaceSelector != nil {
+			s, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
+			if err != nil {
+				return nil, fmt.Errorf("namespaceSelector: %w", err)
+			}
+			g.nsSelector = s
+			nsID = "sel:" + s.String()
+		}
+		if len(term.Namespaces) == 0 && term.NamespaceSelector == nil {
+			g.namespaces[namespaceOf(pod)] = true
+		}
+		nsID += "|" + strings.Join(sortedSet(g.namespaces), ",")
+	}
+	g.id = fmt.Sprintf("%d|%s|%s|%s", kind, g.Key, sel.String(), nsID)
+	return t.intern(g), nil
+}
+
+func (t *Tracker) intern(g *Group) *Group {
+	if existing, ok := t.groups[g.id]; ok {
+		return existing
+	}
+	g.tracker = t
+	g.counts = map[string]int{}
+	g.owners = map[string]int{}
+	t.groups[g.id] = g
+	t.ordered = append(t.ordered, g)
+	return g
+}
+
+// Record counts a pod in the domains of its node: in every group that matches it, and as an
+// owner of its required anti-affinity terms. domain returns the node's value for a key; a
+// key the node has no single value for is counted in none (callers narrow first).
+func (t *Tracker) Record(pod *corev1.Pod, terms []Term, domain func(key string) (string, bool)) {
+	for _, g := range t.ordered {
+		matched := g.Matches(pod)
+		owner := false
+		if g.Kind == AntiAffinity {
+			for _, term := range terms {
+				if term.Group == g && term.Required {
+					owner = true
+				}
+			}
+		}
+		if !matched && !owner {
+			continue
+		}
+		if d, ok := domain(g.Key); ok {
+			g.record(d, matched, owner)
+		}
+	}
+}
+
+// RecordIn counts a pod in one group only (used when the solver tracks per-pod matches).
+func (g *Group) RecordIn(domain string, matched, owner bool) { g.record(domain, matched, owner) }
+
+// AntiAffinityTerms returns only a pod's required anti-affinity terms: the part of a running
+// pod's rules that constrains pods placed after it (kube-scheduler's inverse check).
+func (t *Tracker) AntiAffinityTerms(pod *corev1.Pod) []Term {
+	aff := pod.Spec.Affinity
+	if aff == nil || aff.PodAntiAffinity == nil {
+		return nil
+	}
+	var out []Term
+	for _, term := range aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if g, err := t.affinityGroup(pod, AntiAffinity, term); err == nil {
+			out = append(out, Term{Group: g, Required: true})
+		}
+	}
+	return out
+}
