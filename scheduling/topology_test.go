@@ -33,11 +33,11 @@ func podsPerDomain(plan scheduling.Plan, key string) map[string]int {
 func TestTopology(t *testing.T) {
 	web := map[string]string{"app": "web"}
 	tests := []struct {
-		name   string
-		pods   []*corev1.Pod
-		pools  []*scheduling.NodePool
-		nodes  []*scheduling.ExistingNode
-		check  func(t *testing.T, plan scheduling.Plan)
+		name  string
+		pods  []*corev1.Pod
+		pools []*scheduling.NodePool
+		nodes []*scheduling.ExistingNode
+		check func(t *testing.T, plan scheduling.Plan)
 	}{
 		{
 			name: "6 pods zonal spread over 3 zones land 2/2/2",
