@@ -525,3 +525,43 @@ func TestForPodAlternativesBelongToTheCaller(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{zoneIs("us-west-2a")}, alternatives(second.Alternatives))
 }
+
+func TestForPodNilPod(t *testing.T) {
+	got, err := world{}.index().ForPod(nil)
+	require.NoError(t, err)
+	require.Equal(t, volume.PodVolumes{}, got)
+}
+
+func TestIndexSkipsNilObjects(t *testing.T) {
+	ix := volume.NewIndex([]*corev1.PersistentVolumeClaim{nil}, []*corev1.PersistentVolume{nil}, []*storagev1.StorageClass{nil}, []*corev1.Pod{nil})
+	_, err := ix.ForPod(pod("web-0").claim("data", "data-0").obj())
+	require.EqualError(t, err, "persistentvolumeclaim default/data-0 not found")
+	require.Empty(t, ix.ReadWriteOncePodConflicts([]*corev1.Pod{nil}))
+}
+
+// ForPod only reads the index, so the solver may ask about pods from several goroutines.
+func TestForPodConcurrent(t *testing.T) {
+	w := world{claims: claims(claim("data-0").class("gp3-a"), claim("logs-0").bound("pv-1")),
+		classes: classes(class("gp3-a").zones("us-west-2a", "us-west-2b")),
+		pvs:     pvs(pv("pv-1").csi(ebs).term(zoneKey, "us-west-2b"))}
+	ix := w.index()
+	p := pod("web-0").claim("data", "data-0").claim("logs", "logs-0").ephemeral("tmp", "gp3-a").obj()
+	done := make(chan []string)
+	for range 4 {
+		go func() {
+			var last []string
+			for range 100 {
+				got, err := ix.ForPod(p)
+				if err != nil {
+					last = []string{err.Error()}
+					break
+				}
+				last = alternatives(got.Alternatives)
+			}
+			done <- last
+		}()
+	}
+	for range 4 {
+		require.Equal(t, []string{zoneIs("us-west-2b")}, <-done)
+	}
+}

@@ -55,6 +55,9 @@ type Claim struct {
 //
 // The error, when not nil, is an *Error: the pod cannot be scheduled now because of its volumes.
 func (ix *Index) ForPod(pod *corev1.Pod) (PodVolumes, error) {
+	if pod == nil {
+		return PodVolumes{}, nil
+	}
 	ns := namespaceOf(pod)
 	podKey := objectKey(ns, pod.Name)
 	var vols []*resolvedClaim
