@@ -27,27 +27,20 @@ type entry struct {
 
 // build decodes documents and turns them into a Bundle: API defaults, workload expansion,
 // generated claims, default StorageClass, sorting.
-func build(docs []*document, warnings []string) (*Bundle, error) {
+func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) {
 	d := &decoder{warnings: warnings}
-	var errs []error
+	b := &Bundle{}
+	s := &builder{b: b, d: d, defined: map[string]*document{}}
 	var entries []entry
 	for _, doc := range docs {
 		obj, err := d.decode(doc)
+		if err == nil && obj != nil {
+			e := entry{doc: doc, obj: obj}
+			if err = s.add(e); err == nil {
+				entries = append(entries, e)
+			}
+		}
 		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if obj != nil {
-			entries = append(entries, entry{doc: doc, obj: obj})
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	b := &Bundle{}
-	s := &builder{b: b, d: d, defined: map[string]*document{}}
-	for _, e := range entries {
-		if err := s.add(e); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -83,7 +76,7 @@ func (s *builder) define(doc *document, kind string, meta *metav1.ObjectMeta) er
 	}
 	key := kind + " " + meta.Namespace + "/" + meta.Name
 	if first, ok := s.defined[key]; ok {
-		return fmt.Errorf("%s: %s is already defined in %s", doc.where(), kind, first.where())
+		return fmt.Errorf("%s: %s %s is already defined in %s", doc.where(), kind, first.qualifiedName(), first.where())
 	}
 	s.defined[key] = doc
 	return nil

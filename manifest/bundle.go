@@ -129,10 +129,8 @@ func Load(paths []string, stdin io.Reader) (*Bundle, error) {
 			warnings = append(warnings, fmt.Sprintf("%s: no *.yaml, *.yml or *.json files", p))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return build(docs, warnings)
+	// Report the documents of the readable files too, so one run shows every problem.
+	return build(docs, warnings, errs...)
 }
 
 func isManifestFile(path string) bool {

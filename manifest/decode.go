@@ -165,26 +165,43 @@ func lineOf(data []byte, offset int64) int {
 
 // expandDocument reads a document's header; a List yields its items.
 func expandDocument(doc *document) ([]*document, []string, error) {
+	return expandItem(doc, "", "")
+}
+
+// expandItem reads a document's header. An item of a typed list (PodList…) has no kind of its
+// own: it takes the list's, given as apiVersion and kind.
+func expandItem(doc *document, apiVersion, kind string) ([]*document, []string, error) {
 	if len(doc.raw) == 0 || doc.raw[0] != '{' {
 		return nil, []string{fmt.Sprintf("%s: not an object (a Kubernetes object is a mapping with apiVersion and kind), skipped", doc.where())}, nil
 	}
 	var h header
 	if err := json.Unmarshal(doc.raw, &h); err != nil {
+		// Name what can be named before reporting the bad field.
+		var k struct{ APIVersion, Kind any }
+		_ = json.Unmarshal(doc.raw, &k)
+		if s, ok := k.Kind.(string); ok {
+			doc.kind = s
+		}
 		field, msg := locateError(doc.raw, &h)
 		return nil, nil, doc.errorf(field, "%s", msg)
 	}
-	doc.apiVersion, doc.kind = h.APIVersion, h.Kind
+	doc.apiVersion, doc.kind = cmpOr(h.APIVersion, apiVersion), cmpOr(h.Kind, kind)
 	doc.namespace, doc.name = h.Metadata.Namespace, h.Metadata.Name
-	if doc.item == 0 && isList(h.APIVersion, h.Kind) {
+	if doc.item == 0 && isList(doc.apiVersion, doc.kind) {
 		var l listItems
 		if err := json.Unmarshal(doc.raw, &l); err != nil {
 			field, msg := locateError(doc.raw, &l)
 			return nil, nil, doc.errorf(field, "%s", msg)
 		}
+		itemKind := strings.TrimSuffix(doc.kind, "List")
+		itemAPIVersion := doc.apiVersion
+		if itemKind == "" {
+			itemAPIVersion = "" // a plain List: each item says what it is
+		}
 		var docs []*document
 		var warnings []string
 		for i, item := range l.Items {
-			ds, ws, err := expandDocument(&document{source: doc.source, index: doc.index, item: i + 1, line: doc.line, raw: bytes.TrimSpace(item)})
+			ds, ws, err := expandItem(&document{source: doc.source, index: doc.index, item: i + 1, line: doc.line, raw: bytes.TrimSpace(item)}, itemAPIVersion, itemKind)
 			if err != nil {
 				return nil, nil, err
 			}

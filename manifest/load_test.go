@@ -1,0 +1,274 @@
+package manifest_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/manifest"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+func TestNodePoolV1beta1(t *testing.T) {
+	b := load(t, "nodepool-v1beta1.yaml")
+	np := nodePool(t, b, "legacy-beta")
+	assert.Equal(t, map[string]string{"tier": "batch"}, np.Labels)
+	assert.Equal(t, dur(168*time.Hour), np.ExpireAfter, "v1beta1 keeps expireAfter in spec.disruption")
+	assert.Equal(t, scheduling.ConsolidationWhenEmptyOrUnderutilized, np.Disruption.ConsolidationPolicy, "WhenUnderutilized is v1's WhenEmptyOrUnderutilized")
+	assert.Equal(t, dur(0), np.Disruption.ConsolidateAfter)
+	assert.Equal(t, []scheduling.Budget{{Nodes: "10%"}}, np.Disruption.Budgets)
+	assert.Equal(t, corev1.ResourceList{"cpu": qty("100")}, np.Limits)
+	assert.Equal(t, "kubernetes.io/arch", np.Requirements[0].Key)
+	assert.Empty(t, b.Warnings, "kubelet and nodeClassRef are known v1beta1 fields")
+}
+
+func TestProvisionerV1alpha5(t *testing.T) {
+	b := load(t, "provisioner.yaml")
+	require.Equal(t, []string{"consolidating", "empty-ttl", "plain"}, []string{b.NodePools[0].Name, b.NodePools[1].Name, b.NodePools[2].Name})
+
+	ttl := nodePool(t, b, "empty-ttl")
+	assert.Equal(t, &scheduling.NodePool{
+		Name:   "empty-ttl",
+		Weight: 50,
+		Labels: map[string]string{"team": "data"},
+		Taints: []corev1.Taint{{Key: "data", Effect: corev1.TaintEffectNoSchedule}},
+		Requirements: []scheduling.NodeSelectorRequirementWithMinValues{
+			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.sh/capacity-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}}},
+		},
+		Limits:      corev1.ResourceList{"cpu": qty("64"), "memory": qty("256Gi")},
+		ExpireAfter: dur(720 * time.Hour), // ttlSecondsUntilExpired: 2592000
+		Disruption: scheduling.Disruption{
+			ConsolidationPolicy: scheduling.ConsolidationWhenEmpty,
+			ConsolidateAfter:    dur(30 * time.Second),
+			Budgets:             []scheduling.Budget{{Nodes: "10%"}},
+		},
+	}, ttl)
+
+	consolidating := nodePool(t, b, "consolidating")
+	assert.Equal(t, scheduling.ConsolidationWhenEmptyOrUnderutilized, consolidating.Disruption.ConsolidationPolicy)
+	assert.Equal(t, dur(0), consolidating.Disruption.ConsolidateAfter)
+	assert.Nil(t, consolidating.ExpireAfter, "a Provisioner without ttlSecondsUntilExpired never expires its nodes")
+
+	plain := nodePool(t, b, "plain")
+	assert.Equal(t, scheduling.ConsolidationWhenEmpty, plain.Disruption.ConsolidationPolicy)
+	assert.Nil(t, plain.Disruption.ConsolidateAfter, "neither ttlSecondsAfterEmpty nor consolidation: never consolidated")
+	assert.Empty(t, b.Warnings)
+}
+
+func TestDurationNever(t *testing.T) {
+	b := parse(t, "never.yaml", `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: forever}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+      expireAfter: Never
+  disruption:
+    consolidateAfter: Never
+`)
+	np := b.NodePools[0]
+	assert.Nil(t, np.ExpireAfter)
+	assert.Nil(t, np.Disruption.ConsolidateAfter)
+}
+
+func TestNoNodePoolMeansDefault(t *testing.T) {
+	b := load(t, "workloads.yaml")
+	assert.Empty(t, b.NodePools)
+	pools := b.NodePoolsOrDefault()
+	require.Len(t, pools, 1)
+	assert.Equal(t, "default", pools[0].Name)
+	assert.Empty(t, pools[0].Requirements)
+	assert.Equal(t, pools, b.SchedulingInput().NodePools)
+
+	withPool := load(t, "nodepool-v1.yaml")
+	assert.Equal(t, withPool.NodePools, withPool.NodePoolsOrDefault())
+}
+
+// Every malformed file is refused with a message naming the file, the document, the object
+// and the field.
+func TestMalformedFiles(t *testing.T) {
+	cases := map[string]string{
+		"quantity.yaml": `quantity.yaml: document 2 (Deployment default/inflate): spec.template.spec.containers[0].resources.requests.cpu: ` +
+			`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+		"type.yaml":               `type.yaml: document 1 (Deployment shop/web): spec.replicas: got a string, want an integer`,
+		"list-item.yaml":          `list-item.yaml: document 1, item 2 (Pod default/bad-port): spec.containers[0].ports[0].containerPort: got a string, want an integer`,
+		"no-containers.yaml":      `no-containers.yaml: document 1 (Pod default/empty): spec.containers: a pod needs at least one container`,
+		"request-over-limit.yaml": `request-over-limit.yaml: document 1 (Job default/greedy): spec.template.spec.containers[0].resources.requests.memory: request 2Gi is more than the limit 1Gi`,
+		"syntax.yaml":             `syntax.yaml: document 2 (starting at line 8): invalid YAML: line 12: mapping values are not allowed in this context`,
+		"syntax.json":             `syntax.json: document 1: invalid JSON at line 4: invalid character '}' looking for beginning of object key string`,
+		"nodepool-requirement.yaml": `nodepool-requirement.yaml: document 1 (NodePool general): spec.template.spec.requirements[1]: ` +
+			`key "karpenter.k8s.aws/instance-cpu": unknown operator "Within" (use In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte)`,
+		"nodepool-label.yaml": `nodepool-label.yaml: document 1 (NodePool general): spec.template.metadata.labels[kubernetes.io/hostname]: ` +
+			`label "kubernetes.io/hostname" is restricted: it is set on each node by Karpenter, remove it from the NodePool`,
+		"nodepool-duration.yaml": `nodepool-duration.yaml: document 1 (NodePool general): spec.template.spec.expireAfter: "30 days" is not a duration: want e.g. "720h", "30m", "45s" or "Never"`,
+		"nodepool-policy.yaml":   `nodepool-policy.yaml: document 1 (NodePool general): spec.disruption.consolidationPolicy: unknown consolidation policy "Sometimes" (use WhenEmpty or WhenEmptyOrUnderutilized)`,
+		"nodepool-budget.yaml":   `nodepool-budget.yaml: document 1 (NodePool general): spec.disruption.budgets[1]: schedule and duration must be set together`,
+		"nodepool-taint.yaml":    `nodepool-taint.yaml: document 1 (NodePool general): spec.template.spec.taints[0].effect: unknown taint effect "NoScheduled" (use NoSchedule, PreferNoSchedule or NoExecute)`,
+		"provisioner-conflict.yaml": `provisioner-conflict.yaml: document 1 (Provisioner default): spec.consolidation.enabled: ` +
+			`cannot be true together with spec.ttlSecondsAfterEmpty (a Provisioner uses one or the other)`,
+		"duplicate.yaml": `duplicate.yaml: document 2 (NodePool default): NodePool default is already defined in duplicate.yaml: document 1 (Provisioner default)`,
+	}
+	for file, want := range cases {
+		t.Run(file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "bad", file))
+			require.NoError(t, err)
+			b, err := manifest.Parse(data, file)
+			require.Error(t, err)
+			assert.Nil(t, b)
+			assert.Equal(t, want, err.Error())
+		})
+	}
+}
+
+func TestMalformedMinValues(t *testing.T) {
+	// The sentence after the key is the requirements package's.
+	_, err := manifest.Load([]string{"testdata/bad/nodepool-minvalues.yaml"}, nil)
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(),
+		`testdata/bad/nodepool-minvalues.yaml: document 1 (NodePool general): spec.template.spec.requirements[0]: key "node.kubernetes.io/instance-type": minValues 3`), err.Error())
+}
+
+func TestLoadReportsEveryBadFile(t *testing.T) {
+	_, err := manifest.Load([]string{"testdata/bad/type.yaml", "testdata/workloads.yaml", "testdata/bad/no-containers.yaml"}, nil)
+	require.Error(t, err)
+	assert.Equal(t, "testdata/bad/type.yaml: document 1 (Deployment shop/web): spec.replicas: got a string, want an integer\n"+
+		"testdata/bad/no-containers.yaml: document 1 (Pod default/empty): spec.containers: a pod needs at least one container", err.Error())
+}
+
+func TestLoadDirectory(t *testing.T) {
+	b := load(t, "cluster")
+	// nodes.yaml, pods.json and storage/csinodes.yaml are read; README.txt and .hidden/ are not.
+	assert.Equal(t, []string{"ip-10-0-1-7", "ip-10-0-2-9", "ip-10-0-3-3", "static-1"}, nodeNames(b.Nodes))
+	assert.Equal(t, []string{"kube-system/on-static", "default/on-managed"}, names(b.BoundPods))
+	assert.Equal(t, []string{"default/pending"}, names(b.Pods))
+	require.Len(t, b.CSINodes, 1)
+	assert.Empty(t, b.Warnings)
+
+	_, err := manifest.Load([]string{"testdata/does-not-exist"}, nil)
+	assert.EqualError(t, err, "stat testdata/does-not-exist: no such file or directory")
+}
+
+func nodeNames(nodes []*corev1.Node) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Name
+	}
+	return out
+}
+
+func TestNodeClaims(t *testing.T) {
+	b := load(t, "cluster")
+	require.Len(t, b.NodeClaims, 2)
+	nc := b.NodeClaims[0]
+	assert.Equal(t, "general-abcde", nc.Name)
+	assert.Equal(t, "general", nc.NodePool)
+	assert.Equal(t, []string{"m5.large", "us-west-2b", "spot"}, []string{nc.InstanceType, nc.Zone, nc.CapacityType})
+	assert.Equal(t, "ip-10-0-2-9", nc.NodeName)
+	assert.Equal(t, "aws:///us-west-2b/i-0002", nc.ProviderID)
+	assert.Equal(t, time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC), nc.CreationTimestamp.UTC())
+	assert.False(t, nc.Initialized)
+	require.NotNil(t, nc.Consolidatable)
+	assert.True(t, nc.Consolidatable.IsTrue())
+	assert.Equal(t, time.Date(2025, 3, 1, 12, 0, 30, 0, time.UTC), nc.Consolidatable.LastTransitionTime.UTC())
+	assert.True(t, nc.Drifted.IsTrue())
+	assert.Equal(t, metav1.ConditionTrue, nc.Drifted.Status)
+	assert.Equal(t, time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), nc.LastPodEventTime.UTC())
+	assert.Equal(t, dur(720*time.Hour), nc.ExpireAfter)
+
+	launching := b.NodeClaims[1]
+	assert.Equal(t, []string{"c5.xlarge", "us-west-2c", "on-demand"}, []string{launching.InstanceType, launching.Zone, launching.CapacityType},
+		"from single-valued requirements when the labels are not set yet")
+	assert.Nil(t, launching.Consolidatable)
+	assert.False(t, launching.Consolidatable.IsTrue())
+}
+
+func TestExistingNodes(t *testing.T) {
+	b := load(t, "cluster")
+	nodes := b.ExistingNodes()
+	type row struct {
+		Name        string
+		NodePool    string
+		Initialized bool
+		Pods        []string
+		Limits      map[string]int
+	}
+	var got []row
+	for _, n := range nodes {
+		got = append(got, row{n.Node.Name, n.NodePool, n.Initialized, names(n.Pods), n.VolumeAttachLimits})
+	}
+	assert.Equal(t, []row{
+		// The launching NodeClaim, named after itself until it has a node.
+		{Name: "general-fghij", NodePool: "general", Initialized: false, Pods: []string{}},
+		// Label karpenter.sh/initialized=true, CSINode limits.
+		{Name: "ip-10-0-1-7", NodePool: "general", Initialized: true, Pods: []string{"default/on-managed"}, Limits: map[string]int{"ebs.csi.aws.com": 25}},
+		// NodeClaim says not initialized.
+		{Name: "ip-10-0-2-9", NodePool: "general", Initialized: false, Pods: []string{}},
+		// Managed, no NodeClaim, no karpenter.sh/initialized label: still starting.
+		{Name: "ip-10-0-3-3", NodePool: "general", Initialized: false, Pods: []string{}},
+		// Not managed by a NodePool.
+		{Name: "static-1", NodePool: "", Initialized: true, Pods: []string{"kube-system/on-static"}},
+	}, got)
+
+	launching := nodes[0].Node
+	assert.Equal(t, map[string]string{
+		"karpenter.sh/nodepool":            "general",
+		"kubernetes.io/hostname":           "general-fghij",
+		"node.kubernetes.io/instance-type": "c5.xlarge",
+		"topology.kubernetes.io/zone":      "us-west-2c",
+		"karpenter.sh/capacity-type":       "on-demand",
+	}, launching.Labels)
+	assert.Empty(t, launching.Spec.Taints, "startup taints are expected to go")
+	assert.Equal(t, qty("3920m"), launching.Status.Allocatable[corev1.ResourceCPU])
+}
+
+func TestStdin(t *testing.T) {
+	in := strings.NewReader("apiVersion: v1\nkind: Pod\nmetadata: {name: piped}\nspec: {containers: [{name: a, image: pause}]}\n")
+	b, err := manifest.Load([]string{"-", "testdata/requests.yaml"}, in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"default/piped", "default/limited"}, names(b.Pods))
+
+	_, err = manifest.Load([]string{"-"}, strings.NewReader("kind: Pod\nmetadata: {name: [x]}\n"))
+	assert.EqualError(t, err, "stdin: document 1 (Pod): metadata.name: got a list, want a string")
+}
+
+// Same files, same Bundle: loading twice gives identical results, and the order of unrelated
+// objects in the input does not change NodePools, Nodes or NodeClaims.
+func TestDeterministic(t *testing.T) {
+	all := []string{"testdata/cluster", "testdata/workloads.yaml", "testdata/multidoc.yaml", "testdata/requests.yaml", "testdata/storage.yaml",
+		"testdata/nodepool-v1.yaml", "testdata/provisioner.yaml", "testdata/nodepool-v1beta1.yaml"}
+	first, err := manifest.Load(all, nil)
+	require.NoError(t, err)
+	for range 3 {
+		again, err := manifest.Load(all, nil)
+		require.NoError(t, err)
+		assert.Equal(t, mustJSON(t, first), mustJSON(t, again))
+		assert.Equal(t, mustJSON(t, first.ExistingNodes()), mustJSON(t, again.ExistingNodes()))
+	}
+	reversed := make([]string, len(all))
+	for i, p := range all {
+		reversed[len(all)-1-i] = p
+	}
+	other, err := manifest.Load(reversed, nil)
+	require.NoError(t, err)
+	assert.Equal(t, mustJSON(t, first.NodePools), mustJSON(t, other.NodePools))
+	assert.Equal(t, mustJSON(t, first.Nodes), mustJSON(t, other.Nodes))
+	assert.Equal(t, mustJSON(t, first.NodeClaims), mustJSON(t, other.NodeClaims))
+	assert.Equal(t, mustJSON(t, first.PersistentVolumeClaims), mustJSON(t, other.PersistentVolumeClaims))
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
