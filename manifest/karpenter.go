@@ -235,7 +235,8 @@ type NodeClaim struct {
 	// ExpireAfter is the claim's own spec.expireAfter (nil: Never or unset, see ExpireAfterSet).
 	ExpireAfter    *time.Duration
 	ExpireAfterSet bool
-	// Initialized is true when the Initialized condition is True.
+	// Initialized is true when the Initialized condition is True (without that condition:
+	// when the label karpenter.sh/initialized is "true").
 	Initialized bool
 	// Consolidatable and Drifted are the conditions of those types, nil when absent.
 	Consolidatable *Condition
@@ -308,6 +309,8 @@ func convertNodeClaim(doc *document, o *nodeClaimObject) (*NodeClaim, error) {
 			}
 		}
 	}
+	// Without an Initialized condition (older claims), the label Karpenter sets decides.
+	nc.Initialized = o.Labels[requirements.LabelNodeInitialized] == "true"
 	for _, c := range o.Status.Conditions {
 		cond := &Condition{Status: c.Status, LastTransitionTime: c.LastTransitionTime.Time, Reason: c.Reason, Message: c.Message}
 		switch c.Type {

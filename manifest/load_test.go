@@ -272,3 +272,50 @@ func mustJSON(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+func TestOldAPIVersionsAreReadAsV1(t *testing.T) {
+	b := parse(t, "old.yaml", `apiVersion: extensions/v1beta1
+kind: Deployment
+metadata: {name: old}
+spec:
+  replicas: 0
+  template:
+    metadata: {labels: {app: old}}
+    spec: {containers: [{name: app, image: pause}]}
+---
+apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
+metadata: {name: old}
+spec: {minAvailable: 1, selector: {matchLabels: {app: old}}}
+`)
+	assert.Empty(t, b.Pods, "replicas: 0")
+	require.Len(t, b.PodDisruptionBudgets, 1)
+	assert.Equal(t, "default", b.PodDisruptionBudgets[0].Namespace)
+	assert.Equal(t, []string{
+		"old.yaml: document 1 (Deployment default/old): extensions/v1beta1 is an old API version, read as apps/v1",
+		"old.yaml: document 2 (PodDisruptionBudget default/old): policy/v1beta1 is an old API version, read as policy/v1",
+	}, b.Warnings)
+}
+
+func TestJSONArrayAndStream(t *testing.T) {
+	b := parse(t, "pods.json", `[
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+]
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "c"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}`)
+	assert.Equal(t, []string{"default/a", "default/b", "default/c"}, names(b.Pods))
+}
+
+func TestNodeClaimInitializedLabel(t *testing.T) {
+	b := parse(t, "nc.yaml", `apiVersion: karpenter.sh/v1beta1
+kind: NodeClaim
+metadata:
+  name: old-claim
+  labels: {karpenter.sh/nodepool: general, karpenter.sh/initialized: "true"}
+spec: {}
+`)
+	require.Len(t, b.NodeClaims, 1)
+	assert.True(t, b.NodeClaims[0].Initialized)
+	assert.Equal(t, []string{"NodeClaim old-claim has no Node in the input and no status.allocatable: it is not counted as an existing node"}, b.Warnings)
+	assert.Empty(t, b.ExistingNodes())
+}
