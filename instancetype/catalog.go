@@ -1,11 +1,14 @@
 package instancetype
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -74,7 +77,7 @@ func LoadCatalogFile(path string) (*Catalog, error) {
 // document in error messages (usually its file name).
 func ParseCatalog(data []byte, source string) (*Catalog, error) {
 	var f catalogFile
-	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+	if err := decodeStrict(data, &f); err != nil {
 		if located, ok := locateDecodeError(data, err); ok {
 			return nil, fmt.Errorf("%s: %w", source, located)
 		}
@@ -88,8 +91,9 @@ func ParseCatalog(data []byte, source string) (*Catalog, error) {
 	}
 	c := &Catalog{Region: f.Region, Source: f.Source}
 	seen := map[string]int{}
+	validLabels := map[[2]string]bool{} // labels already validated: types share most of them
 	for i, itf := range f.InstanceTypes {
-		it, err := itf.convert()
+		it, err := itf.convert(validLabels)
 		if err != nil {
 			name := itf.Name
 			if name == "" {
@@ -107,7 +111,7 @@ func ParseCatalog(data []byte, source string) (*Catalog, error) {
 	return c, nil
 }
 
-func (f instanceTypeFile) convert() (*InstanceType, error) {
+func (f instanceTypeFile) convert(validLabels map[[2]string]bool) (*InstanceType, error) {
 	if f.Name == "" {
 		return nil, fmt.Errorf("name: must be set")
 	}
@@ -128,8 +132,11 @@ func (f instanceTypeFile) convert() (*InstanceType, error) {
 		}
 	}
 	for _, k := range sortedKeys(f.Labels) {
-		if err := requirements.ValidateNodeSelectorRequirement(corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{f.Labels[k]}}); err != nil {
-			return nil, fmt.Errorf("labels: %w", err)
+		if label := [2]string{k, f.Labels[k]}; !validLabels[label] {
+			if err := requirements.ValidateNodeSelectorRequirement(corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{f.Labels[k]}}); err != nil {
+				return nil, fmt.Errorf("labels: %w", err)
+			}
+			validLabels[label] = true
 		}
 		switch requirements.NormalizeKey(k) {
 		case requirements.LabelTopologyZone, requirements.LabelCapacityType:
@@ -209,6 +216,30 @@ func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
 	return names
+}
+
+// decodeStrict decodes a catalog document, rejecting unknown fields. JSON (the embedded
+// catalogs, EncodeCatalog's output) goes straight to encoding/json, many times faster than
+// through the YAML-to-JSON converter; YAML, and anything JSON cannot read, takes that path.
+func decodeStrict(data []byte, v any) error {
+	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(v)
+		var syntax *json.SyntaxError
+		if err == nil {
+			if _, err := dec.Token(); err != io.EOF {
+				return errors.New("unexpected content after the JSON document")
+			}
+			return nil
+		}
+		if !errors.As(err, &syntax) {
+			return err
+		}
+		// Not JSON after all: a YAML flow mapping, perhaps.
+		reflect.ValueOf(v).Elem().SetZero()
+	}
+	return yaml.UnmarshalStrict(data, v)
 }
 
 // locateDecodeError improves a strict-decoding error (unknown field, wrong type, bad

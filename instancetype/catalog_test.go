@@ -116,6 +116,14 @@ func TestParseCatalogErrors(t *testing.T) {
 `),
 		want: []string{"bad.yaml", "instanceTypes[0] (c5.large)", "offerings[0]", "price"},
 	}, {
+		name: "unknown field in a JSON document",
+		doc:  []byte(`{"apiVersion": "nodeplan/v1", "kind": "InstanceTypeCatalog", "instanceTypes": [{"name": "c5.large", "capacity": {"cpu": "2", "memory": "4Gi", "pods": "29"}, "offerings": [{"zone": "a", "capacityType": "spot", "price": 0.03, "availble": true}]}]}`),
+		want: []string{"bad.yaml", "instanceTypes[0] (c5.large)", "offerings[0]", `unknown field "availble"`},
+	}, {
+		name: "content after a JSON document",
+		doc:  []byte(`{"apiVersion": "nodeplan/v1", "kind": "InstanceTypeCatalog"} {}`),
+		want: []string{"bad.yaml", "unexpected content after the JSON document"},
+	}, {
 		name: "missing name",
 		doc: catalogWith(goodType, `
 - capacity: {cpu: "2", memory: 4Gi, pods: "29"}
@@ -280,6 +288,14 @@ func TestParseCatalogErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A document may start with "{" and still be YAML rather than JSON.
+func TestParseCatalogYAMLFlowMapping(t *testing.T) {
+	c, err := ParseCatalog([]byte(`{apiVersion: nodeplan/v1, kind: InstanceTypeCatalog, instanceTypes: [
+  {name: c5.large, capacity: {cpu: "2", memory: 4Gi, pods: "29"}, offerings: [{zone: a, capacityType: spot, price: 0.03}]}]}`), "flow.yaml")
+	require.NoError(t, err)
+	require.Equal(t, []string{"c5.large"}, names(c.InstanceTypes))
 }
 
 func TestParseCatalogAcceptsMatchingInstanceTypeLabel(t *testing.T) {
