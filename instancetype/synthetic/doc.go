@@ -7,9 +7,9 @@
 // labels, max pods from an ENI-style table, EKS-style overhead and an EBS CSI attach limit. The
 // same Options always give the same catalog, byte for byte.
 //
-//	c := synthetic.Default()                      // ~400 types in test-region, zones test-zone-a/b/c
+//	c := synthetic.Default()                      // 390 types in test-region, zones test-zone-a/b/c
 //	small := synthetic.Small()                    // a dozen types for readable unit tests
-//	big := synthetic.Catalog(synthetic.Options{   // 2,600 types for a benchmark
+//	big := synthetic.Catalog(synthetic.Options{   // 1,040 types for a benchmark
 //		Generations: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
 //		Categories:  []string{"c", "m", "r", "x"},
 //	})
