@@ -50,6 +50,7 @@ func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) 
 	s.pods(entries)
 	s.ephemeralClaims()
 	s.defaultStorageClass()
+	s.namespaces()
 	s.checkReferences()
 	s.sort()
 	b.Warnings = d.warnings
@@ -100,17 +101,35 @@ func (s *builder) add(e entry) error {
 		}
 		return s.define(doc, "Pod", &o.ObjectMeta)
 	case *appsv1.Deployment:
+		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
+			return err
+		}
 		return s.addWorkload(doc, "Deployment", &o.ObjectMeta, &o.Spec.Template)
 	case *appsv1.ReplicaSet:
+		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
+			return err
+		}
 		return s.addWorkload(doc, "ReplicaSet", &o.ObjectMeta, &o.Spec.Template)
 	case *appsv1.StatefulSet:
+		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
+			return err
+		}
 		return s.addWorkload(doc, "StatefulSet", &o.ObjectMeta, &o.Spec.Template)
 	case *corev1.ReplicationController:
+		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
+			return err
+		}
 		if o.Spec.Template == nil {
 			return doc.errorf("spec.template", "required")
 		}
 		return s.addWorkload(doc, "ReplicationController", &o.ObjectMeta, o.Spec.Template)
 	case *batchv1.Job:
+		if err := checkReplicas(doc, "spec.parallelism", o.Spec.Parallelism); err != nil {
+			return err
+		}
+		if err := checkReplicas(doc, "spec.completions", o.Spec.Completions); err != nil {
+			return err
+		}
 		return s.addWorkload(doc, "Job", &o.ObjectMeta, &o.Spec.Template)
 	case *appsv1.DaemonSet:
 		if err := s.addWorkload(doc, "DaemonSet", &o.ObjectMeta, &o.Spec.Template); err != nil {
@@ -148,6 +167,22 @@ func (s *builder) add(e entry) error {
 		return s.define(doc, "NodeClaim", &metav1.ObjectMeta{Name: o.Name})
 	default:
 		return fmt.Errorf("%s: internal error: unhandled object %T", doc.where(), o)
+	}
+	return nil
+}
+
+// MaxPodsPerWorkload bounds the pods one workload may ask for, so that a typo in replicas
+// is an error rather than millions of pods.
+const MaxPodsPerWorkload = 100_000
+
+func checkReplicas(doc *document, field string, n *int32) error {
+	switch {
+	case n == nil:
+		return nil
+	case *n < 0:
+		return doc.errorf(field, "must not be negative, got %d", *n)
+	case *n > MaxPodsPerWorkload:
+		return doc.errorf(field, "%d is more pods than nodeplan plans for one workload (at most %d)", *n, MaxPodsPerWorkload)
 	}
 	return nil
 }
@@ -206,4 +241,47 @@ func (s *builder) sort() {
 	slices.SortStableFunc(b.StorageClasses, func(x, y *storagev1.StorageClass) int { return byName(x, y) })
 	slices.SortStableFunc(b.CSINodes, func(x, y *storagev1.CSINode) int { return byName(x, y) })
 	slices.SortStableFunc(b.PodDisruptionBudgets, func(x, y *policyv1.PodDisruptionBudget) int { return byName(x, y) })
+}
+
+// labelNamespaceName is the label the API server puts on every Namespace: its name.
+const labelNamespaceName = "kubernetes.io/metadata.name"
+
+// namespaces labels each Namespace with its name, as the API server does, and adds the
+// namespaces that objects use but the input does not define, so that namespaceSelectors
+// (kubernetes.io/metadata.name: …) match as in the cluster.
+func (s *builder) namespaces() {
+	b := s.b
+	have := map[string]bool{}
+	for _, ns := range b.Namespaces {
+		if ns.Labels == nil {
+			ns.Labels = map[string]string{}
+		}
+		ns.Labels[labelNamespaceName] = ns.Name
+		have[ns.Name] = true
+	}
+	used := map[string]bool{}
+	for _, p := range b.Pods {
+		used[p.Namespace] = true
+	}
+	for _, p := range b.BoundPods {
+		used[p.Namespace] = true
+	}
+	for _, c := range b.PersistentVolumeClaims {
+		used[c.Namespace] = true
+	}
+	for _, d := range b.DaemonSets {
+		used[d.Namespace] = true
+	}
+	for _, p := range b.PodDisruptionBudgets {
+		used[p.Namespace] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(used)) {
+		if have[name] {
+			continue
+		}
+		b.Namespaces = append(b.Namespaces, &corev1.Namespace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{labelNamespaceName: name}},
+		})
+	}
 }

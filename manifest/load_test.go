@@ -116,6 +116,7 @@ func TestMalformedFiles(t *testing.T) {
 		"nodepool-taint.yaml":    `nodepool-taint.yaml: document 1 (NodePool general): spec.template.spec.taints[0].effect: unknown taint effect "NoScheduled" (use NoSchedule, PreferNoSchedule or NoExecute)`,
 		"provisioner-conflict.yaml": `provisioner-conflict.yaml: document 1 (Provisioner default): spec.consolidation.enabled: ` +
 			`cannot be true together with spec.ttlSecondsAfterEmpty (a Provisioner uses one or the other)`,
+		"replicas.yaml":  `replicas.yaml: document 1 (StatefulSet default/huge): spec.replicas: 1000000000 is more pods than nodeplan plans for one workload (at most 100000)`,
 		"duplicate.yaml": `duplicate.yaml: document 2 (NodePool default): NodePool default is already defined in duplicate.yaml: document 1 (Provisioner default)`,
 	}
 	for file, want := range cases {
@@ -318,4 +319,20 @@ spec: {}
 	assert.True(t, b.NodeClaims[0].Initialized)
 	assert.Equal(t, []string{"NodeClaim old-claim has no Node in the input and no status.allocatable: it is not counted as an existing node"}, b.Warnings)
 	assert.Empty(t, b.ExistingNodes())
+}
+
+func TestNamespacesCarryTheirNameLabel(t *testing.T) {
+	b := parse(t, "ns.yaml", `apiVersion: v1
+kind: Namespace
+metadata: {name: team-a, labels: {env: prod}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: team-b}
+spec: {containers: [{name: c, image: i}]}
+`)
+	require.Len(t, b.Namespaces, 2)
+	assert.Equal(t, map[string]string{"env": "prod", "kubernetes.io/metadata.name": "team-a"}, b.Namespaces[0].Labels)
+	assert.Equal(t, "team-b", b.Namespaces[1].Name, "a namespace the input uses but does not define")
+	assert.Equal(t, map[string]string{"kubernetes.io/metadata.name": "team-b"}, b.Namespaces[1].Labels)
 }
