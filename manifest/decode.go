@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -87,8 +88,21 @@ func splitFile(data []byte, source string) (docs []*document, warnings []string,
 	data = bytes.TrimPrefix(data, utf8BOM)
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		return splitJSON(data, source)
+		docs, warnings, err := splitJSON(data, source)
+		if err == nil || strings.EqualFold(filepath.Ext(source), ".json") {
+			return docs, warnings, err
+		}
+		// YAML flow style ({apiVersion: v1, …}) looks like JSON but is not: try it as YAML,
+		// and report the JSON error if that fails too.
+		if docs, warnings, yamlErr := splitYAMLFile(data, source); yamlErr == nil {
+			return docs, warnings, nil
+		}
+		return nil, nil, err
 	}
+	return splitYAMLFile(data, source)
+}
+
+func splitYAMLFile(data []byte, source string) (docs []*document, warnings []string, err error) {
 	index := 0
 	for _, part := range splitYAML(data) {
 		raw, err := yaml.YAMLToJSONStrict(part.text)

@@ -336,3 +336,8 @@ spec: {containers: [{name: c, image: i}]}
 	assert.Equal(t, "team-b", b.Namespaces[1].Name, "a namespace the input uses but does not define")
 	assert.Equal(t, map[string]string{"kubernetes.io/metadata.name": "team-b"}, b.Namespaces[1].Labels)
 }
+
+func TestYAMLFlowStyle(t *testing.T) {
+	b := parse(t, "flow.yaml", "{apiVersion: v1, kind: Pod, metadata: {name: flow}, spec: {containers: [{name: c, image: i}]}}\n")
+	assert.Equal(t, []string{"default/flow"}, names(b.Pods))
+}
