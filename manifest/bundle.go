@@ -34,6 +34,8 @@ type Bundle struct {
 	NodePools []*scheduling.NodePool
 	// DaemonSets are kept as objects: their pod template is per-node overhead.
 	DaemonSets []*appsv1.DaemonSet
+	// Namespaces sorted by name: those given and those the objects use, each labelled
+	// kubernetes.io/metadata.name as the API server does, for namespaceSelectors.
 	Namespaces []*corev1.Namespace
 	// PersistentVolumeClaims include those a StatefulSet's volumeClaimTemplates and a pod's
 	// ephemeral volumes create; claims without a class get the default StorageClass.
@@ -42,8 +44,9 @@ type Bundle struct {
 	StorageClasses         []*storagev1.StorageClass
 	CSINodes               []*storagev1.CSINode
 	PodDisruptionBudgets   []*policyv1.PodDisruptionBudget
-	// Warnings are problems that did not stop loading (skipped kinds, unknown fields,
-	// finished pods), each naming its file and document.
+	// Warnings are problems that did not stop loading (skipped kinds, unknown fields, old
+	// API versions, finished pods, bound pods whose Node is missing), in input order; those
+	// about one document name its file and document.
 	Warnings []string
 }
 
@@ -141,8 +144,9 @@ func isManifestFile(path string) bool {
 	return false
 }
 
-// Parse reads one file's content (YAML, multi-document YAML or JSON); source names it in
-// messages. The result is complete on its own, as if Load had read only that file.
+// Parse reads one file's content (YAML, multi-document YAML, or JSON: one or more values,
+// an array of objects); source names it in messages, and a source ending in .json is read
+// as JSON only. The result is complete on its own, as if Load had read only that file.
 func Parse(data []byte, source string) (*Bundle, error) {
 	docs, warnings, err := splitFile(data, source)
 	if err != nil {
