@@ -282,24 +282,17 @@ func describeError(err error) string {
 	return strings.TrimPrefix(msg, "json: ")
 }
 
+// jsonValueName names the kind of JSON value encoding/json found ("string", "number 1.5"…).
 func jsonValueName(v string) string {
-	switch v {
-	case "string", "bool", "array", "object", "null":
-		if v == "bool" {
-			return "a boolean"
-		}
-		if v == "array" {
-			return "a list"
-		}
-		if v == "object" {
-			return "an object"
-		}
-		return "a " + v
+	kind, rest, _ := strings.Cut(v, " ")
+	article := map[string]string{"string": "a string", "bool": "a boolean", "array": "a list", "object": "an object", "number": "a number"}[kind]
+	if article == "" {
+		return v
 	}
-	if strings.HasPrefix(v, "number") {
-		return "a number" + strings.TrimPrefix(v, "number")
+	if rest != "" {
+		return article + " (" + rest + ")"
 	}
-	return v
+	return article
 }
 
 func jsonTypeName(t reflect.Type) string {

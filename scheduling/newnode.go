@@ -40,13 +40,19 @@ type candidate struct {
 // nodeRequirements returns the requirement sets a pod could add to base: each alternative of
 // the pod (with the preference in force) crossed with each alternative of its volumes,
 // dropping combinations that contradict base. The first return is false when none is left.
-func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, allowUndefined func(string) bool) ([]requirements.Requirements, string) {
+func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, pool *poolState) ([]requirements.Requirements, string) {
 	var out []requirements.Requirements
 	why := ""
 	for _, alt := range p.effective() {
-		if !base.IsCompatible(alt, allowUndefined) {
+		// A key the pod requires must be defined by the NodePool itself; another pod's NotIn
+		// or DoesNotExist on base does not define it.
+		if !base.IsCompatible(alt, pool.allowUndefined) || !pool.reqs.IsCompatible(alt, pool.allowUndefined) {
 			if why == "" {
-				if err := base.Compatible(alt, allowUndefined); err != nil {
+				err := pool.reqs.Compatible(alt, pool.allowUndefined)
+				if err == nil {
+					err = base.Compatible(alt, pool.allowUndefined)
+				}
+				if err != nil {
 					why = err.Error()
 				}
 			}
@@ -140,7 +146,7 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 	if r := s.volumeFits(p, n.attach, nil, n.name, false); r.failed() {
 		return candidate{}, r
 	}
-	alts, why := s.nodeRequirements(p, n.reqs, n.pool.allowUndefined)
+	alts, why := s.nodeRequirements(p, n.reqs, n.pool)
 	if len(alts) == 0 {
 		return candidate{}, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "%s", why)
 	}
@@ -163,8 +169,8 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 			last = r
 			continue
 		}
-		if best.options == nil || cheaperOptions(options, best.options) {
-			best = candidate{reqs: reqs, options: options, notes: notes}
+		if c := (candidate{reqs: reqs, options: options, notes: notes}); best.options == nil || cheaperCandidate(c, best) {
+			best = c
 		}
 	}
 	if best.options == nil {
@@ -184,8 +190,15 @@ func sameRequirements(a, b requirements.Requirements) bool {
 	return true
 }
 
-func cheaperOptions(a, b []*typeOption) bool {
-	return a[0].cheapest < b[0].cheapest
+// cheaperCandidate reports whether narrowing a node to a is better than to b: a cheaper
+// offering stays allowed, or as cheap a one with more options left.
+func cheaperCandidate(a, b candidate) bool {
+	ca, _ := cheapestChoice(a.options, a.reqs)
+	cb, _ := cheapestChoice(b.options, b.reqs)
+	if ca.offering.Price != cb.offering.Price {
+		return ca.offering.Price < cb.offering.Price
+	}
+	return len(a.options) > len(b.options)
 }
 
 // commitNewNode applies a successful tryNewNode.
@@ -208,7 +221,10 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 // openNewNode tries to start a node of pool for pod p.
 func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNode, rejection) {
 	if !pool.fitsLimits(make(resources.Vector, s.dims.Len())) {
-		return nil, reject(explain, ConstraintLimits, stageLimits, "limits reached (nodes: %s)", pool.np.Limits.Name("nodes", "").String())
+		if !explain {
+			return nil, rejection{constraint: ConstraintLimits, stage: stageLimits}
+		}
+		return nil, reject(true, ConstraintLimits, stageLimits, "limits reached (%s)", pool.exhaustedLimits(s.dims))
 	}
 	if t, bad := p.untoleratedTaint(pool.np.Taints); bad {
 		return nil, reject(explain, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
@@ -236,7 +252,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	if r := s.volumeFits(p, n.attach, nil, n.name, explain); r.failed() {
 		return nil, r
 	}
-	alts, why := s.nodeRequirements(p, base, pool.allowUndefined)
+	alts, why := s.nodeRequirements(p, base, pool)
 	if len(alts) == 0 {
 		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "%s", why)
 	}
@@ -258,8 +274,8 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 			last = worse(last, r)
 			continue
 		}
-		if best.options == nil || cheaperOptions(options, best.options) {
-			best = candidate{reqs: reqs, options: options, notes: notes}
+		if c := (candidate{reqs: reqs, options: options, notes: notes}); best.options == nil || cheaperCandidate(c, best) {
+			best = c
 		}
 	}
 	if best.options == nil {

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -118,14 +119,26 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon, e
 	for _, k := range requirements.WellKnownKeys() {
 		p.definedKeys[k] = true
 	}
+	// Custom keys some of the pool's types carry: a type without such a label cannot meet a
+	// requirement that needs it (a GPU-name label on a type without GPUs).
+	typeKeys := map[string]bool{}
 	for _, it := range np.InstanceTypes {
 		if it == nil {
 			continue
 		}
 		for k := range it.Labels {
-			p.definedKeys[requirements.NormalizeKey(k)] = true
+			k = requirements.NormalizeKey(k)
+			p.definedKeys[k] = true
+			if !requirements.IsWellKnown(k) {
+				typeKeys[k] = true
+			}
 		}
-		t := newTypeOption(it, p.reqs, dims)
+	}
+	for _, it := range np.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		t := newTypeOption(it, p.reqs, typeKeys, dims)
 		if t == nil {
 			continue
 		}
@@ -175,8 +188,13 @@ func hasPositive(np *NodePool, key string) bool {
 	return false
 }
 
-func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirements, dims *resources.Dims) *typeOption {
+func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirements, typeKeys map[string]bool, dims *resources.Dims) *typeOption {
 	reqs := it.Requirements()
+	for k := range typeKeys {
+		if _, has := reqs[k]; !has {
+			reqs[k] = requirements.New(k, corev1.NodeSelectorOpDoesNotExist)
+		}
+	}
 	if poolReqs.Conflict(reqs) != "" {
 		return nil
 	}
@@ -238,8 +256,10 @@ func newDaemons(dss []*appsv1.DaemonSet, dims *resources.Dims) []*daemon {
 
 // runsOn reports whether the daemon's pod would run on a node with these taints and
 // requirements: it tolerates the taints and one of its alternatives is compatible.
+// PreferNoSchedule taints do not keep a daemon away (the DaemonSet controller and
+// kube-scheduler only filter on NoSchedule and NoExecute), so its pod counts there too.
 func (d *daemon) runsOn(taints []corev1.Taint, reqs requirements.Requirements, allowUndefined func(string) bool) bool {
-	pi := &podInfo{pod: d.pod}
+	pi := &podInfo{pod: d.pod, tolerateSoft: true}
 	if _, bad := pi.untoleratedTaint(taints); bad {
 		return false
 	}
@@ -322,6 +342,33 @@ func (p *poolState) reserve(reserved, capacity resources.Vector) {
 		p.remaining[i] += reserved[i] - c
 		reserved[i] = c
 	}
+}
+
+// exhaustedLimits names the limits nothing is left of, e.g. "cpu 12 of 8 taken", counting
+// existing nodes and the nodes planned so far.
+func (p *poolState) exhaustedLimits(dims *resources.Dims) string {
+	names := make([]string, 0, len(p.np.Limits))
+	for name := range p.np.Limits {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, name := range names {
+		limit := p.np.Limits[corev1.ResourceName(name)]
+		if name == "nodes" {
+			if left := p.remaining[dims.Len()]; left < 1 {
+				parts = append(parts, fmt.Sprintf("nodes %d of %s taken", limit.Value()-left, limit.String()))
+			}
+			continue
+		}
+		i, ok := dims.Index(corev1.ResourceName(name))
+		if !ok || p.remaining[i] >= 0 {
+			continue
+		}
+		taken := resources.Quantity(corev1.ResourceName(name), limit.MilliValue()-p.remaining[i])
+		parts = append(parts, fmt.Sprintf("%s %s of %s taken", name, taken.String(), limit.String()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // reserveNode counts one more node against the nodes limit.

@@ -129,6 +129,16 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 	for k, v := range n.reqs.Labels() {
 		labels[k] = v
 	}
+	// A custom key the NodePool requires with several values gets one of them (the smallest),
+	// as Karpenter labels a node with one allowed value, so the node meets its own NodePool.
+	for k, r := range n.reqs {
+		if _, set := labels[k]; set || requirements.IsWellKnown(k) {
+			continue
+		}
+		if v, ok := r.Any(); ok {
+			labels[k] = v
+		}
+	}
 	labels[requirements.LabelHostname] = n.name
 	labels[requirements.LabelNodePool] = n.pool.np.Name
 	labels[requirements.LabelInstanceType] = it.Name
