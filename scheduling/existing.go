@@ -28,6 +28,14 @@ type existingNode struct {
 	attach      *volume.AttachCounter
 	attachLimit map[string]int
 	placed      []*podInfo
+	index       int // position in the solver's free-room index
+}
+
+// free is the room left on the node.
+func (n *existingNode) free() resources.Vector {
+	f := n.allocatable.Clone()
+	f.Sub(n.used)
+	return f
 }
 
 func newExistingNodes(in []*ExistingNode, dims *resources.Dims) ([]*existingNode, error) {

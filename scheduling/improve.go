@@ -1,6 +1,347 @@
 package scheduling
 
-// improve lowers the greedy plan's cost while keeping every constraint. The greedy pass has
-// already narrowed each node's options to the types that fit its final pods, and the plan
-// launches the cheapest of them; improvements beyond that are applied here.
-func (s *solver) improve() {}
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/volume"
+)
+
+// improve lowers the greedy plan's cost while keeping every constraint. First-fit-decreasing
+// fills nodes in size order, so cpu-heavy pods share nodes with each other and memory-heavy
+// ones end up together on costlier types. For new nodes whose pods carry no cross-pod rule
+// (no topology term or group match, host port or volume), improve repacks each set of nodes
+// with the same NodePool and requirements: bin types are taken from the fluid LP's solution for
+// what is left, each bin is filled with the pods that best balance its remaining room, and each
+// bin finally launches as the cheapest type that holds it. The repacking replaces the greedy
+// nodes only when it is strictly cheaper and the NodePool's limits still hold.
+func (s *solver) improve() {
+	groups := map[string][]*newNode{}
+	for _, n := range s.nodes {
+		if len(n.pods) == 0 || !movable(n) {
+			continue
+		}
+		key := strconv.Itoa(n.pool.index) + "|" + withoutHostname(n.reqs).String()
+		groups[key] = append(groups[key], n)
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	replaced := map[*newNode]bool{}
+	var added []*newNode
+	for _, k := range keys {
+		old := groups[k]
+		bins := s.repack(old)
+		if bins == nil || !s.cheaper(bins, old) || !s.limitsAllow(old, bins) {
+			continue
+		}
+		pool := old[0].pool
+		for _, n := range old {
+			replaced[n] = true
+			pool.reserve(n.reserved, make(resources.Vector, s.dims.Len()))
+			pool.releaseNode()
+		}
+		for _, b := range bins {
+			pool.reserve(b.reserved, maxCapacity(b.options, s.dims))
+			pool.reserveNode()
+		}
+		added = append(added, bins...)
+	}
+	if len(replaced) == 0 {
+		return
+	}
+	kept := s.nodes[:0]
+	for _, n := range s.nodes {
+		if !replaced[n] {
+			kept = append(kept, n)
+		}
+	}
+	s.nodes = append(kept, added...)
+}
+
+// movable reports whether a node's pods can be moved between nodes of the same NodePool and
+// requirements without any other pod noticing.
+func movable(n *newNode) bool {
+	if len(n.pool.minValues) > 0 {
+		return false
+	}
+	for _, p := range n.pods {
+		if len(p.terms) > 0 || len(p.matched) > 0 || len(p.hostPorts) > 0 || len(p.volumes.Claims) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func withoutHostname(reqs requirements.Requirements) requirements.Requirements {
+	out := make(requirements.Requirements, len(reqs))
+	for k, r := range reqs {
+		if k != requirements.LabelHostname {
+			out[k] = r
+		}
+	}
+	return out
+}
+
+// podClass is a set of pods with the same requests, taken largest first.
+type podClass struct {
+	key      string
+	requests resources.Vector
+	pods     []*podInfo
+	next     int
+}
+
+// repack packs the pods of nodes (one NodePool, one requirement set) afresh; nil when it
+// cannot.
+func (s *solver) repack(nodes []*newNode) []*newNode {
+	pool := nodes[0].pool
+	reqs := withoutHostname(nodes[0].reqs)
+	var types []*typeOption
+	for _, t := range pool.types {
+		if typeAllows(t, reqs) {
+			types = append(types, t)
+		}
+	}
+	if len(types) == 0 {
+		return nil
+	}
+	prices := make([]float64, len(types))
+	for i, t := range types {
+		prices[i] = cheapestPrice(t, reqs)
+	}
+	classes := map[string]*podClass{}
+	remaining := make(resources.Vector, s.dims.Len())
+	count := 0
+	for _, n := range nodes {
+		for _, p := range n.pods {
+			k := vectorKey(p.requests)
+			c := classes[k]
+			if c == nil {
+				c = &podClass{key: k, requests: p.requests}
+				classes[k] = c
+			}
+			c.pods = append(c.pods, p)
+			remaining.Add(p.requests)
+			count++
+		}
+	}
+	ordered := make([]*podClass, 0, len(classes))
+	for _, c := range classes {
+		sort.Slice(c.pods, func(i, j int) bool { return c.pods[i].key < c.pods[j].key })
+		ordered = append(ordered, c)
+	}
+	sort.Slice(ordered, func(i, j int) bool { return ordered[i].key < ordered[j].key })
+
+	var bins []*newNode
+	for count > 0 {
+		t := s.binType(types, prices, remaining, ordered)
+		if t == nil {
+			return nil
+		}
+		used := make(resources.Vector, s.dims.Len())
+		var binPods []*podInfo
+		for {
+			c := bestClass(ordered, used, t.room)
+			if c == nil {
+				break
+			}
+			p := c.pods[c.next]
+			c.next++
+			used.Add(p.requests)
+			remaining.Sub(p.requests)
+			binPods = append(binPods, p)
+			count--
+		}
+		if len(binPods) == 0 {
+			return nil
+		}
+		binReqs := binRequirements(pool, reqs, binPods)
+		options := fittingTypes(types, used, binReqs)
+		b := &newNode{
+			pool:     pool,
+			reqs:     binReqs,
+			options:  options,
+			maxRoom:  maxRoom(options, s.dims),
+			used:     used,
+			reserved: make(resources.Vector, s.dims.Len()+1),
+			ports:    append([]hostPort(nil), pool.daemonPorts...),
+			attach:   volume.NewAttachCounter(),
+			pods:     binPods,
+		}
+		bins = append(bins, b)
+	}
+	return bins
+}
+
+// binType picks the type of the next bin: the type the fluid LP buys most of for the demand
+// left; if the LP's types cannot take any remaining pod, the cheapest type that takes one.
+func (s *solver) binType(types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *typeOption {
+	var rows []int
+	for i, d := range remaining {
+		if d > 0 {
+			rows = append(rows, i)
+		}
+	}
+	cols := make([][]float64, len(types))
+	for j, t := range types {
+		col := make([]float64, len(rows))
+		for r, i := range rows {
+			col[r] = float64(max(t.room[i], 0)) / float64(remaining[i])
+		}
+		cols[j] = col
+	}
+	zero := make(resources.Vector, s.dims.Len())
+	if _, x, ok := coverLP(prices, cols, len(rows)); ok {
+		best := -1
+		for j := range types {
+			if x[j] <= 1e-9 || bestClass(classes, zero, types[j].room) == nil {
+				continue
+			}
+			if best < 0 || x[j] > x[best]+1e-9 {
+				best = j
+			}
+		}
+		if best >= 0 {
+			return types[best]
+		}
+	}
+	var cheapest *typeOption
+	for j, t := range types {
+		if bestClass(classes, zero, t.room) != nil && (cheapest == nil || prices[j] < cheapestPrice(cheapest, nil)) {
+			cheapest = t
+		}
+	}
+	return cheapest
+}
+
+// bestClass returns the class whose next pod fits and best matches the room left, by the dot
+// product of its normalised request with the normalised free room (a classic vector-packing
+// rule that pairs cpu-heavy with memory-heavy pods).
+func bestClass(classes []*podClass, used, room resources.Vector) *podClass {
+	var best *podClass
+	bestScore := -1.0
+	for _, c := range classes {
+		if c.next >= len(c.pods) || !resources.FitsSum(used, c.requests, room) {
+			continue
+		}
+		score := 0.0
+		for i, r := range c.requests {
+			if r == 0 || room[i] <= 0 {
+				continue
+			}
+			capacity := float64(room[i])
+			score += float64(r) / capacity * float64(room[i]-used[i]) / capacity
+		}
+		if score > bestScore {
+			best, bestScore = c, score
+		}
+	}
+	return best
+}
+
+func fittingTypes(types []*typeOption, used resources.Vector, reqs requirements.Requirements) []*typeOption {
+	var out []*typeOption
+	for _, t := range types {
+		if used.Fits(t.room) && typeAllows(t, reqs) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func vectorKey(v resources.Vector) string {
+	var b strings.Builder
+	for _, x := range v {
+		b.WriteString(strconv.FormatInt(x, 36))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// cheaper reports whether the new bins cost strictly less than the old nodes.
+func (s *solver) cheaper(bins, old []*newNode) bool {
+	return nodesCost(bins)+1e-9 < nodesCost(old)
+}
+
+func nodesCost(nodes []*newNode) float64 {
+	total := 0.0
+	for _, n := range nodes {
+		c, ok := cheapestChoice(n.options, n.reqs)
+		if !ok {
+			return 1e18
+		}
+		total += c.offering.Price
+	}
+	return total
+}
+
+// limitsAllow reports whether swapping old for bins keeps the NodePool within its limits.
+func (s *solver) limitsAllow(old, bins []*newNode) bool {
+	pool := old[0].pool
+	if pool.remaining == nil {
+		return true
+	}
+	left := pool.remaining.Clone()
+	for _, n := range old {
+		for i, r := range n.reserved {
+			left[i] += r
+		}
+		left[len(left)-1]++
+	}
+	for _, b := range bins {
+		for i, c := range maxCapacity(b.options, s.dims) {
+			left[i] -= c
+		}
+		left[len(left)-1]--
+	}
+	for i, l := range left {
+		if pool.limited[i] && l < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// assignNames numbers each NodePool's new nodes in plan order, <nodepool>-1, -2, …, skipping
+// names existing nodes use, and pins each node's hostname requirement to its name.
+func (s *solver) assignNames() {
+	taken := map[string]bool{}
+	for _, n := range s.existing {
+		taken[n.name] = true
+	}
+	counters := map[string]int{}
+	for _, n := range s.nodes {
+		pool := n.pool.np.Name
+		for {
+			counters[pool]++
+			name := pool + "-" + strconv.Itoa(counters[pool])
+			if !taken[name] {
+				n.name = name
+				taken[name] = true
+				break
+			}
+		}
+		reqs := withoutHostname(n.reqs)
+		reqs[requirements.LabelHostname] = requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, n.name)
+		n.reqs = reqs
+	}
+}
+
+// binRequirements narrows the NodePool's requirements by what the bin's own pods need, so a
+// bin does not inherit a zone or capacity type that only a pod now elsewhere asked for. Each
+// pod contributes the alternative it was placed with, which the group's requirements already
+// include, so the alternatives agree with each other and with the group's types.
+func binRequirements(pool *poolState, group requirements.Requirements, pods []*podInfo) requirements.Requirements {
+	out := pool.reqs.Copy()
+	for _, p := range pods {
+		out.AddAll(p.placedAlt)
+	}
+	return out
+}

@@ -39,7 +39,7 @@ func (s *solver) lowerBound() float64 {
 			cols = append(cols, col)
 		}
 	}
-	cost, feasible := coverLP(prices, cols, len(rows))
+	cost, _, feasible := coverLP(prices, cols, len(rows))
 	if !feasible {
 		return 0
 	}
@@ -49,7 +49,8 @@ func (s *solver) lowerBound() float64 {
 // coverLP solves min Σ price_j x_j subject to Σ_j col_j[r] x_j ≥ 1 for every row r, x ≥ 0,
 // with a two-phase tableau simplex (Bland's rule, so it terminates). Rows are few (one per
 // resource), columns many (one per instance type), so each pivot is cheap.
-func coverLP(prices []float64, cols [][]float64, m int) (float64, bool) {
+// It returns the cost and the value of each column.
+func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, bool) {
 	n := len(cols)
 	// Columns: n structural, m surplus, m artificial; then the right-hand side.
 	width := n + 2*m + 1
@@ -73,10 +74,10 @@ func coverLP(prices []float64, cols [][]float64, m int) (float64, bool) {
 		phase1[j] = 1
 	}
 	if !simplex(t, basis, phase1, n+2*m) {
-		return 0, false
+		return 0, nil, false
 	}
 	if objective(t, basis, phase1) > 1e-9 {
-		return 0, false
+		return 0, nil, false
 	}
 	// Phase 2: minimise cost over structural and surplus columns only.
 	cost := make([]float64, width)
@@ -93,9 +94,15 @@ func coverLP(prices []float64, cols [][]float64, m int) (float64, bool) {
 		}
 	}
 	if !simplex(t, basis, cost, n+m) {
-		return 0, false
+		return 0, nil, false
 	}
-	return objective(t, basis, cost), true
+	x := make([]float64, n)
+	for r, b := range basis {
+		if b < n {
+			x[b] = t[r][rhs]
+		}
+	}
+	return objective(t, basis, cost), x, true
 }
 
 func objective(t [][]float64, basis []int, cost []float64) float64 {

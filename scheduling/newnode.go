@@ -27,6 +27,14 @@ type newNode struct {
 	attach   *volume.AttachCounter
 	pods     []*podInfo
 	notes    []string
+	index    int // position in the solver's free-room index
+}
+
+// free is the most room any remaining option leaves.
+func (n *newNode) free() resources.Vector {
+	f := n.maxRoom.Clone()
+	f.Sub(n.used)
+	return f
 }
 
 // candidate is a node state a pod would produce on joining a node: narrowed requirements and
@@ -35,13 +43,19 @@ type candidate struct {
 	reqs    requirements.Requirements
 	options []*typeOption
 	notes   []string
+	// alt is the pod's own requirement alternative the candidate satisfies.
+	alt requirements.Requirements
 }
 
 // nodeRequirements returns the requirement sets a pod could add to base: each alternative of
 // the pod (with the preference in force) crossed with each alternative of its volumes,
 // dropping combinations that contradict base. The first return is false when none is left.
 func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, pool *poolState) ([]requirements.Requirements, string) {
-	var out []requirements.Requirements
+	// The scratch slice is reused across calls: callers finish with the result before the
+	// next call.
+	out := s.altScratch[:0]
+	s.altOrigin = s.altOrigin[:0]
+	defer func() { s.altScratch = out[:0] }()
 	why := ""
 	for _, alt := range p.effective() {
 		// A key the pod requires must be defined by the NodePool itself; another pod's NotIn
@@ -65,6 +79,7 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 		}
 		if len(p.volumes.Alternatives) == 0 {
 			out = append(out, merged)
+			s.altOrigin = append(s.altOrigin, alt)
 			continue
 		}
 		for _, v := range p.volumes.Alternatives {
@@ -77,6 +92,7 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 			m := merged.Copy()
 			m.AddAll(v)
 			out = append(out, m)
+			s.altOrigin = append(s.altOrigin, alt)
 		}
 	}
 	return out, why
@@ -138,6 +154,9 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 		return candidate{}, reject(explain, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
 	}
 	if !resources.FitsSum(n.used, p.requests, n.maxRoom) {
+		if !explain {
+			return candidate{}, rejection{constraint: ConstraintResources, stage: stageResources}
+		}
 		return candidate{}, reject(explain, ConstraintResources, stageResources, "node %s is full", n.name)
 	}
 	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
@@ -152,7 +171,8 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 	}
 	var best candidate
 	var last rejection
-	for _, reqs := range alts {
+	for i, reqs := range alts {
+		alt := s.altOrigin[i]
 		reqs, r := s.topologyRequirements(p, reqs, nodeView{name: n.name, pool: n.pool, options: n.options}, explain)
 		if r.failed() {
 			last = r
@@ -169,7 +189,7 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 			last = r
 			continue
 		}
-		if c := (candidate{reqs: reqs, options: options, notes: notes}); best.options == nil || cheaperCandidate(c, best) {
+		if c := (candidate{reqs: reqs, options: options, notes: notes, alt: alt}); best.options == nil || cheaperCandidate(c, best) {
 			best = c
 		}
 	}
@@ -204,6 +224,7 @@ func cheaperCandidate(a, b candidate) bool {
 // commitNewNode applies a successful tryNewNode.
 func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.reqs = c.reqs
+	p.placedAlt = c.alt
 	if len(c.options) != len(n.options) {
 		n.options = c.options
 		n.maxRoom = maxRoom(n.options, s.dims)
@@ -214,7 +235,8 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
-	s.recordTopology(p, n.name, n.reqs, nil)
+	s.newFree.update(n.index, n.free())
+	s.recordTopology(p, n.name, n.reqs, nil, n.index)
 	s.recordVolumes(p, n.name)
 }
 
@@ -258,7 +280,8 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	}
 	var best candidate
 	var last rejection
-	for _, reqs := range alts {
+	for i, reqs := range alts {
+		alt := s.altOrigin[i]
 		reqs, r := s.topologyRequirements(p, reqs, nodeView{name: name, pool: pool, options: pool.types}, explain)
 		if r.failed() {
 			last = worse(last, r)
@@ -274,7 +297,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 			last = worse(last, r)
 			continue
 		}
-		if c := (candidate{reqs: reqs, options: options, notes: notes}); best.options == nil || cheaperCandidate(c, best) {
+		if c := (candidate{reqs: reqs, options: options, notes: notes, alt: alt}); best.options == nil || cheaperCandidate(c, best) {
 			best = c
 		}
 	}
@@ -282,17 +305,19 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 		return nil, last
 	}
 	s.claimNodeName(pool, name)
+	n.index = len(s.nodes) // place appends the node next
 	n.reqs = best.reqs
 	n.options = best.options
 	n.maxRoom = maxRoom(n.options, s.dims)
 	pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
 	pool.reserveNode()
 	n.notes = best.notes
+	p.placedAlt = best.alt
 	n.used.Add(p.requests)
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
-	s.recordTopology(p, n.name, n.reqs, nil)
+	s.recordTopology(p, n.name, n.reqs, nil, n.index)
 	s.recordVolumes(p, n.name)
 	return n, ok
 }

@@ -377,3 +377,10 @@ func (p *poolState) reserveNode() {
 		p.remaining[len(p.remaining)-1]--
 	}
 }
+
+// releaseNode gives back one node of the nodes limit.
+func (p *poolState) releaseNode() {
+	if p.remaining != nil {
+		p.remaining[len(p.remaining)-1]++
+	}
+}

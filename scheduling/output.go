@@ -150,24 +150,28 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 	if _, ok := labels[requirements.LabelOS]; !ok {
 		labels[requirements.LabelOS] = requirements.OSLinux
 	}
-	options := make([]*typeOption, len(n.options))
-	copy(options, n.options)
-	prices := make(map[*typeOption]float64, len(options))
-	for _, t := range options {
-		prices[t] = cheapestPrice(t, n.reqs)
+	type priced struct {
+		name  string
+		price float64
 	}
-	sort.SliceStable(options, func(i, j int) bool {
-		if prices[options[i]] != prices[options[j]] {
-			return prices[options[i]] < prices[options[j]]
+	options := make([]priced, 0, len(n.options))
+	for _, t := range n.options {
+		if price := cheapestPrice(t, n.reqs); price >= 0 {
+			options = append(options, priced{t.it.Name, price})
 		}
-		return options[i].it.Name < options[j].it.Name
+	}
+	sort.Slice(options, func(i, j int) bool {
+		if options[i].price != options[j].price {
+			return options[i].price < options[j].price
+		}
+		return options[i].name < options[j].name
 	})
 	if len(options) > s.opts.MaxInstanceTypeOptions {
 		options = options[:s.opts.MaxInstanceTypeOptions]
 	}
 	names := make([]string, len(options))
 	for i, t := range options {
-		names[i] = t.it.Name
+		names[i] = t.name
 	}
 	nc := NodeClaim{
 		Name:                n.name,

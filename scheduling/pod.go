@@ -48,6 +48,13 @@ type podInfo struct {
 	eligible    map[*topology.Group][]string
 	activeCache []topology.Term
 	activeFor   int
+
+	// placedAlt is the alternative (with the preference in force) the pod's new node was
+	// narrowed by.
+	placedAlt requirements.Requirements
+
+	ruleKeysCache []string
+	ruleKeysFor   int
 }
 
 var discardLogger = logr.Discard()
@@ -59,14 +66,11 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 	if len(pod.Spec.Containers) == 0 {
 		return p, ConstraintValidation, fmt.Errorf("pod has no containers")
 	}
-	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-	for name, q := range reqs {
-		if q.Sign() < 0 {
-			return p, ConstraintValidation, fmt.Errorf("request %s is negative (%s)", name, q.String())
-		}
+	requests, err := podRequests(pod, dims)
+	if err != nil {
+		return p, ConstraintValidation, err
 	}
-	p.requests = dims.Vector(reqs)
-	p.requests[resources.Pods] = 1000
+	p.requests = requests
 	alts, err := requirements.PodAlternatives(pod)
 	if err != nil {
 		return p, ConstraintValidation, err
@@ -219,4 +223,32 @@ func (p *podInfo) activeTerms() []topology.Term {
 		p.activeFor = p.softRelaxed
 	}
 	return p.activeCache
+}
+
+// podRequests returns what a pod uses of a node, kube-scheduler's way, plus one pod. Pods
+// with only regular containers and no overhead or pod-level resources (nearly all) are summed
+// directly; the rest go through component-helpers' PodRequests for init containers,
+// sidecars, overhead and pod-level resources.
+func podRequests(pod *corev1.Pod, dims *resources.Dims) (resources.Vector, error) {
+	v := make(resources.Vector, dims.Len())
+	simple := len(pod.Spec.InitContainers) == 0 && pod.Spec.Overhead == nil && pod.Spec.Resources == nil
+	if simple {
+		for i := range pod.Spec.Containers {
+			for name, q := range pod.Spec.Containers[i].Resources.Requests {
+				if idx, ok := dims.Index(name); ok {
+					v[idx] += q.MilliValue()
+				}
+			}
+		}
+	} else {
+		dims.Fill(v, resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+	}
+	for i, x := range v {
+		if x < 0 {
+			q := resources.Quantity(dims.Name(i), x)
+			return nil, fmt.Errorf("request %s is negative (%s)", dims.Name(i), q.String())
+		}
+	}
+	v[resources.Pods] += 1000
+	return v, nil
 }

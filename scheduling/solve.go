@@ -21,9 +21,13 @@ type solver struct {
 	nodes    []*newNode
 	volumes  *volume.Index
 	// claimNode pins ReadWriteOnce claims to the node their first user was planned on.
-	claimNode map[string]string
-	usedNames map[string]bool
-	topology  *topologyState
+	claimNode  map[string]string
+	usedNames  map[string]bool
+	topology   *topologyState
+	altScratch []requirements.Requirements
+	altOrigin  []requirements.Requirements // the pod alternative behind each altScratch entry
+	// existingFree and newFree index the free room of existing and new nodes.
+	existingFree, newFree *freeIndex
 	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
 	softTaints bool
 }
@@ -44,6 +48,7 @@ func Solve(in Input) (Plan, error) {
 	if !s.opts.SkipImprovement {
 		s.improve()
 	}
+	s.assignNames()
 	return s.plan(len(in.Pods), unschedulable), nil
 }
 
@@ -73,6 +78,8 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims); err != nil {
 		return nil, nil, nil, err
 	}
+	s.existingFree = newFreeIndex(s.dims.Len())
+	s.newFree = newFreeIndex(s.dims.Len())
 	for _, n := range s.existing {
 		s.usedNames[n.name] = true
 	}
@@ -86,6 +93,9 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	}
 	s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
 	s.countExistingVolumes(in.ExistingNodes)
+	for _, n := range s.existing {
+		n.index = s.existingFree.add(n.free())
+	}
 
 	var pods []*podInfo
 	var unschedulable []Unschedulable
@@ -199,23 +209,41 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 // place puts p on the first existing node that takes it, else on the first node opened in
 // this plan, else on a new node from the first NodePool (by weight) that can launch one.
 func (s *solver) place(p *podInfo, explain bool) rejection {
-	for _, n := range s.existing {
-		if r := s.tryExisting(n, p, false); !r.failed() {
-			s.commitExisting(n, p)
-			return ok
+	placed := s.existingFree.each(p.requests, func(i int) bool {
+		n := s.existing[i]
+		if r := s.tryExisting(n, p, false); r.failed() {
+			return false
 		}
+		s.commitExisting(n, p)
+		return true
+	})
+	if placed {
+		return ok
 	}
-	for _, n := range s.nodes {
-		if c, r := s.tryNewNode(n, p, false); !r.failed() {
-			s.commitNewNode(n, p, c)
-			return ok
+	try := func(i int) bool {
+		n := s.nodes[i]
+		c, r := s.tryNewNode(n, p, false)
+		if r.failed() {
+			return false
 		}
+		s.commitNewNode(n, p, c)
+		return true
+	}
+	if skip := s.hostnameSkip(p); skip != nil {
+		for i := skip.find(0); i < len(s.nodes); i = skip.find(i + 1) {
+			if p.requests.Fits(s.newFree.free[i]) && try(i) {
+				return ok
+			}
+		}
+	} else if s.newFree.each(p.requests, try) {
+		return ok
 	}
 	var reasons []string
 	var best rejection
 	for _, pool := range s.pools {
 		n, r := s.openNewNode(pool, p, explain)
 		if !r.failed() {
+			s.newFree.add(n.free())
 			s.nodes = append(s.nodes, n)
 			return ok
 		}
@@ -293,10 +321,11 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 
 func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 	n.used.Add(p.requests)
+	s.existingFree.update(n.index, n.free())
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.placed = append(n.placed, p)
-	s.recordTopology(p, n.name, n.reqs, n)
+	s.recordTopology(p, n.name, n.reqs, n, -1)
 	s.recordVolumes(p, n.name)
 }
 

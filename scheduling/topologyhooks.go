@@ -15,6 +15,10 @@ import (
 // counts, and the domains each key can take per NodePool and on existing nodes.
 type topologyState struct {
 	tracker *topology.Tracker
+	// full[g] marks new nodes where g's count leaves no room for another matching pod of a
+	// pod declaring g; owned[g] marks new nodes holding a pod with g as required
+	// anti-affinity. Both only grow, so pods skip those nodes without trying them.
+	full, owned map[*topology.Group]*skipSet
 	// poolDomains[pool index][key] are the values a new node of the pool can take, sorted.
 	poolDomains []map[string][]string
 	// existingDomains[key] are the values existing nodes carry.
@@ -56,7 +60,8 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			runningPods = append(runningPods, running{pod: pod, terms: tr.AntiAffinityTerms(pod), node: n})
 		}
 	}
-	s.topology = &topologyState{tracker: tr, existingDomains: map[string]map[string]bool{}}
+	s.topology = &topologyState{tracker: tr, existingDomains: map[string]map[string]bool{},
+		full: map[*topology.Group]*skipSet{}, owned: map[*topology.Group]*skipSet{}}
 	if len(tr.Groups()) == 0 {
 		return kept, bad
 	}
@@ -170,7 +175,19 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 	active := p.activeTerms()
 	out := reqs
 	copied := false
-	for _, key := range ruleKeys(active, p.matched) {
+	for _, key := range p.ruleKeys(active) {
+		if key == requirements.LabelHostname {
+			if g := s.firstViolated(p, active, key, nv.name); g != nil {
+				return nil, s.topologyRejection(p, g, []string{nv.name}, nv, explain)
+			}
+			continue
+		}
+		if single, ok := singleDomain(key, out, nv); ok {
+			if g := s.firstViolated(p, active, key, single); g != nil {
+				return nil, s.topologyRejection(p, g, []string{single}, nv, explain)
+			}
+			continue
+		}
 		candidates := s.domainCandidates(key, out, nv)
 		allowed := candidates[:0:0]
 		var failing *topology.Group
@@ -213,6 +230,29 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		out.Add(requirements.New(key, corev1.NodeSelectorOpIn, choice))
 	}
 	return out, ok
+}
+
+// singleDomain returns the one value key has on the node when it is already decided: an
+// existing node's label, or a new node's single-valued requirement.
+func singleDomain(key string, reqs requirements.Requirements, nv nodeView) (string, bool) {
+	if nv.existing != nil {
+		v, ok := nv.existing.labels[key]
+		return v, ok
+	}
+	if r, ok := reqs[key]; ok && r.Len() == 1 {
+		return r.Any()
+	}
+	return "", false
+}
+
+// ruleKeys returns the keys of the pod's active terms and matched groups, cached until the
+// pod relaxes a term.
+func (p *podInfo) ruleKeys(active []topology.Term) []string {
+	if p.ruleKeysCache == nil || p.ruleKeysFor != p.softRelaxed {
+		p.ruleKeysCache = ruleKeys(active, p.matched)
+		p.ruleKeysFor = p.softRelaxed
+	}
+	return p.ruleKeysCache
 }
 
 // ruleKeys lists, sorted, the keys of the pod's active terms and of the groups counting it.
@@ -278,7 +318,7 @@ func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string
 		if g.Key != key {
 			continue
 		}
-		self := g.Matches(p.pod)
+		self := containsGroup(p.matched, g)
 		minCount := 0
 		if g.Kind == topology.Spread {
 			minCount = g.MinCount(s.eligibleDomains(p, g))
@@ -435,7 +475,8 @@ func (s *solver) topologyRejection(p *podInfo, g *topology.Group, domains []stri
 }
 
 // recordTopology counts p in the domains of the node it was placed on.
-func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.Requirements, existing *existingNode) {
+// newIndex is the new node's position in s.nodes, or -1 for an existing node.
+func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.Requirements, existing *existingNode, newIndex int) {
 	if len(p.matched) == 0 && len(p.terms) == 0 {
 		return
 	}
@@ -457,6 +498,9 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 		owner := g.Kind == topology.AntiAffinity && ownsRequired(active, g)
 		if d, ok := domain(g.Key); ok {
 			g.RecordIn(d, true, owner)
+			if newIndex >= 0 && g.Key == requirements.LabelHostname {
+				s.topology.noteHostname(g, d, newIndex)
+			}
 		}
 	}
 	for _, t := range active {
@@ -465,6 +509,9 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 		}
 		if d, ok := domain(t.Group.Key); ok {
 			t.Group.RecordIn(d, false, true)
+			if newIndex >= 0 && t.Group.Key == requirements.LabelHostname {
+				s.topology.noteHostname(t.Group, d, newIndex)
+			}
 		} else if t.Group.Key != requirements.LabelHostname && existing == nil {
 			// Undecided: hold the term against every domain the node could still land in.
 			for _, v := range s.topology.poolDomainsFor(reqs, t.Group.Key) {
@@ -511,3 +558,58 @@ func containsGroup(list []*topology.Group, g *topology.Group) bool {
 }
 
 var _ = fmt.Sprintf
+
+// noteHostname marks new node i in the skip sets of a hostname group after a pod was counted
+// there.
+func (ts *topologyState) noteHostname(g *topology.Group, node string, i int) {
+	limit := 1 // anti-affinity: one matching pod closes the node
+	switch g.Kind {
+	case topology.Spread:
+		limit = int(g.MaxSkew) // hostname spread is measured against an empty new node
+	case topology.Affinity:
+		limit = -1
+	}
+	if limit > 0 && g.Count(node) >= limit {
+		set := ts.full[g]
+		if set == nil {
+			set = &skipSet{}
+			ts.full[g] = set
+		}
+		set.block(i)
+	}
+	if g.Kind == topology.AntiAffinity && g.Owners(node) > 0 {
+		set := ts.owned[g]
+		if set == nil {
+			set = &skipSet{}
+			ts.owned[g] = set
+		}
+		set.block(i)
+	}
+}
+
+// hostnameSkip returns a skip set that rules out new nodes p cannot use because of a hostname
+// rule, or nil when p has none.
+func (s *solver) hostnameSkip(p *podInfo) *skipSet {
+	if s.topology == nil || (len(p.terms) == 0 && len(p.matched) == 0) {
+		return nil
+	}
+	for _, t := range p.activeTerms() {
+		g := t.Group
+		if g.Key != requirements.LabelHostname || (g.Kind != topology.AntiAffinity && g.Kind != topology.Spread) {
+			continue
+		}
+		if g.Kind == topology.AntiAffinity || containsGroup(p.matched, g) {
+			if set := s.topology.full[g]; set != nil {
+				return set
+			}
+		}
+	}
+	for _, g := range p.matched {
+		if g.Key == requirements.LabelHostname && g.Kind == topology.AntiAffinity {
+			if set := s.topology.owned[g]; set != nil {
+				return set
+			}
+		}
+	}
+	return nil
+}
