@@ -174,6 +174,9 @@ func violations(in scheduling.Input, plan scheduling.Plan) []string {
 		// minValues may keep a pricier zone or type to keep enough options, and a pod with
 		// OR'ed terms commits to one of them when it joins a node.
 		strictPrice := !hasMinValues(np) && !anyORedTerms(nodePods)
+		// Options are ordered by the prices the node's requirements allow, which preferences
+		// may narrow further than the pods' required terms.
+		strictOrder := strictPrice && !anyPreferences(nodePods)
 		prev := -1.0
 		for _, name := range nc.InstanceTypeOptions {
 			ot := typeNamed(np, name)
@@ -184,17 +187,17 @@ func violations(in scheduling.Input, plan scheduling.Plan) []string {
 			cheapest := math.Inf(1)
 			for _, o := range ot.Offerings {
 				alt := optionNode(nc, np, ot, o)
-				if !o.Available || !matchesPool(np, alt) || !allMatch(nodePods, alt) || !keepsPreferences(nodePods, node, alt) {
+				if !o.Available || !matchesPool(np, alt) || !allMatch(nodePods, alt) {
 					continue
 				}
 				cheapest = math.Min(cheapest, o.Price)
-				if strictPrice && o.Price < nc.Price-1e-12 {
+				if strictPrice && o.Price < nc.Price-1e-12 && keepsPreferences(nodePods, node, alt) {
 					fail("%s: option %s offers %s/%s at %v, cheaper than the chosen %v", where, name, o.Zone, o.CapacityType, o.Price, nc.Price)
 				}
 			}
 			if math.IsInf(cheapest, 1) {
 				fail("%s: option %s has no available offering the pods accept", where, name)
-			} else if strictPrice && cheapest < prev {
+			} else if strictOrder && cheapest < prev {
 				fail("%s: options %v are not cheapest first", where, nc.InstanceTypeOptions)
 			} else {
 				prev = cheapest
@@ -355,6 +358,15 @@ func matches(p *corev1.Pod, node *corev1.Node) bool {
 func hasMinValues(np *scheduling.NodePool) bool {
 	for _, r := range np.Requirements {
 		if r.MinValues != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func anyPreferences(pods []*corev1.Pod) bool {
+	for _, p := range pods {
+		if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
 			return true
 		}
 	}
