@@ -92,7 +92,7 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 		bound = append(bound, en.Pods...)
 	}
 	s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
-	s.countExistingVolumes(in.ExistingNodes)
+	s.countExistingVolumes()
 	for _, n := range s.existing {
 		n.index = s.existingFree.add(n.free())
 	}

@@ -55,20 +55,8 @@ func (s *solver) recordVolumes(p *podInfo, nodeName string) {
 
 // countExistingVolumes counts the claims of pods already running on existing nodes against
 // those nodes' attach limits.
-func (s *solver) countExistingVolumes(in []*ExistingNode) {
-	byName := map[string]*existingNode{}
+func (s *solver) countExistingVolumes() {
 	for _, n := range s.existing {
-		byName[n.name] = n
-	}
-	for _, en := range in {
-		n := byName[en.Node.Name]
-		for _, pod := range en.Pods {
-			if pod == nil || isTerminal(pod) {
-				continue
-			}
-			if pv, err := s.volumes.ForPod(pod); err == nil {
-				n.attach.Add(pv.Claims)
-			}
-		}
+		n.attach = s.volumes.AttachedOn(n.name)
 	}
 }
