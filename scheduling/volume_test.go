@@ -146,7 +146,7 @@ func TestVolumeRules(t *testing.T) {
 		{
 			name: "claims bound in different zones are named in the reason",
 			in: scheduling.Input{
-				Pods: []*corev1.Pod{tb.Pod("both").CPU("100m").PVC("a", "data-0").PVC("b", "logs-0").Obj()},
+				Pods:                   []*corev1.Pod{tb.Pod("both").CPU("100m").PVC("a", "data-0").PVC("b", "logs-0").Obj()},
 				PersistentVolumeClaims: []*corev1.PersistentVolumeClaim{claim("data-0", "gp3", "pv-a"), claim("logs-0", "gp3", "pv-b")},
 				PersistentVolumes:      []*corev1.PersistentVolume{ebsVolume("pv-a", "us-west-2a", "data-0"), ebsVolume("pv-b", "us-west-2b", "logs-0")},
 				StorageClasses:         []*storagev1.StorageClass{gp3("")},
