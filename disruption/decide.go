@@ -1,0 +1,313 @@
+package disruption
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Simulation limits: how many scheduling simulations each method may run in one decision.
+// Candidates left over are reported as not evaluated and come first in the next decision.
+const (
+	MaxDriftSimulations      = 200
+	MaxExpirationSimulations = 200
+	MaxMultiNodeSimulations  = 24
+	MaxSingleNodeSimulations = 48
+	// MaxMultiNodeCandidates bounds the nodes one multi-node command removes (Karpenter's
+	// batch of 100).
+	MaxMultiNodeCandidates = 100
+)
+
+// decider holds the state of one Decide call.
+type decider struct {
+	now      time.Time
+	pools    map[string]*scheduling.NodePool
+	poolReqs map[string]requirements.Requirements
+	// catalog indexes each NodePool's instance types by name.
+	catalog map[string]map[string]*instancetype.InstanceType
+	nodes   []*nodeState // by name
+	pdbs    *pdbIndex
+	budgets map[string]*poolBudget
+	cluster *cluster
+	// base is the solver input every simulation starts from.
+	base        scheduling.Input
+	prices      *priceIndex
+	podVecs     map[*corev1.Pod]vec
+	simulations int
+	commands    []Command
+	winner      string
+}
+
+// Decide answers which nodes to delete or replace now, in which order, and why not the
+// others. It tries Emptiness, Expiration, Drift, multi-node and single-node consolidation in
+// turn; the first method that yields commands decides. Every removal is simulated with
+// scheduling.Solve, so evicted pods keep their constraints. The error is only for unusable
+// input (a nil object, a duplicate name, an invalid budget); a node that cannot be disrupted
+// is listed in Decisions.Blocked instead.
+func Decide(in Input) (Decisions, error) {
+	d, err := newDecider(in)
+	if err != nil {
+		return Decisions{}, err
+	}
+	methods := []struct {
+		name string
+		run  func()
+	}{
+		{MethodEmptiness, d.emptiness},
+		{MethodExpiration, d.expiration},
+		{MethodDrift, d.drift},
+		{MethodMultiNodeConsolidation, d.multiNode},
+		{MethodSingleNodeConsolidation, d.singleNode},
+	}
+	for _, m := range methods {
+		m.run()
+		if len(d.commands) > 0 {
+			d.winner = m.name
+			break
+		}
+	}
+	return d.decisions(), nil
+}
+
+func newDecider(in Input) (*decider, error) {
+	if in.Now.IsZero() {
+		return nil, fmt.Errorf("now must be set: Decide measures ages, consolidateAfter and budget schedules against it")
+	}
+	d := &decider{
+		now:      in.Now.UTC(),
+		pools:    map[string]*scheduling.NodePool{},
+		poolReqs: map[string]requirements.Requirements{},
+		catalog:  map[string]map[string]*instancetype.InstanceType{},
+		budgets:  map[string]*poolBudget{},
+		podVecs:  map[*corev1.Pod]vec{},
+	}
+	var pools []*scheduling.NodePool
+	for i, np := range in.NodePools {
+		if np == nil {
+			return nil, fmt.Errorf("nodePools[%d] is nil", i)
+		}
+		if d.pools[np.Name] != nil {
+			return nil, fmt.Errorf("nodepool %q is given twice", np.Name)
+		}
+		np, err := normalizePool(np)
+		if err != nil {
+			return nil, err
+		}
+		d.pools[np.Name] = np
+		pools = append(pools, np)
+		reqs := requirements.Requirements{}
+		for _, r := range np.Requirements {
+			reqs.Add(requirements.New(r.Key, r.Operator, r.Values...))
+		}
+		d.poolReqs[np.Name] = reqs
+		types := map[string]*instancetype.InstanceType{}
+		for _, it := range np.InstanceTypes {
+			if it != nil {
+				types[it.Name] = it
+			}
+		}
+		d.catalog[np.Name] = types
+	}
+	sort.Slice(pools, func(i, j int) bool { return pools[i].Name < pools[j].Name })
+
+	var pending []*corev1.Pod
+	for i, p := range in.PendingPods {
+		if p == nil {
+			return nil, fmt.Errorf("pendingPods[%d] is nil", i)
+		}
+		pending = append(pending, p)
+	}
+	sortPods(pending)
+	var bound []*corev1.Pod
+	seen := map[string]bool{}
+	for i, n := range in.Nodes {
+		if n == nil || n.Node == nil {
+			return nil, fmt.Errorf("nodes[%d]: node is nil", i)
+		}
+		if n.Node.Name == "" {
+			return nil, fmt.Errorf("nodes[%d]: node has no name", i)
+		}
+		if seen[n.Node.Name] {
+			return nil, fmt.Errorf("node %q is given twice", n.Node.Name)
+		}
+		seen[n.Node.Name] = true
+		for j, p := range n.Pods {
+			if p == nil {
+				return nil, fmt.Errorf("node %s: pods[%d] is nil", n.Node.Name, j)
+			}
+			bound = append(bound, p)
+		}
+	}
+	var err error
+	if d.pdbs, err = newPDBIndex(in.PodDisruptionBudgets, bound, pending); err != nil {
+		return nil, err
+	}
+	for _, n := range in.Nodes {
+		ns, err := d.classify(n)
+		if err != nil {
+			return nil, err
+		}
+		d.nodes = append(d.nodes, ns)
+	}
+	sort.Slice(d.nodes, func(i, j int) bool { return d.nodes[i].name < d.nodes[j].name })
+
+	for _, np := range pools {
+		count, busy := 0, 0
+		for _, n := range d.nodes {
+			if n.poolName == np.Name && n.in.Initialized {
+				count++
+				if n.counted {
+					busy++
+				}
+			}
+		}
+		b, err := newPoolBudget(np, count, d.now)
+		if err != nil {
+			return nil, err
+		}
+		b.busy = busy
+		d.budgets[np.Name] = b
+	}
+
+	daemons := sortedDaemonSets(in.DaemonSets)
+	d.cluster = newCluster(d.nodes, pending, daemons, newRelevance(append(append([]*corev1.Pod(nil), bound...), pending...), daemons))
+	d.base = scheduling.Input{
+		NodePools:              pools,
+		DaemonSets:             daemons,
+		Namespaces:             in.Namespaces,
+		PersistentVolumeClaims: in.PersistentVolumeClaims,
+		PersistentVolumes:      in.PersistentVolumes,
+		StorageClasses:         in.StorageClasses,
+	}
+	d.prices = newPriceIndex(pools)
+	return d, nil
+}
+
+// normalizePool reads the legacy consolidation policy name and rejects unknown ones; the
+// input NodePool is never modified.
+func normalizePool(np *scheduling.NodePool) (*scheduling.NodePool, error) {
+	switch np.Disruption.ConsolidationPolicy {
+	case scheduling.ConsolidationWhenEmpty, scheduling.ConsolidationWhenEmptyOrUnderutilized:
+		return np, nil
+	case "", "WhenUnderutilized":
+		cp := *np
+		cp.Disruption.ConsolidationPolicy = scheduling.ConsolidationWhenEmptyOrUnderutilized
+		return &cp, nil
+	}
+	return nil, fmt.Errorf("nodepool %q: unknown consolidation policy %q (use WhenEmpty or WhenEmptyOrUnderutilized)", np.Name, np.Disruption.ConsolidationPolicy)
+}
+
+func sortedDaemonSets(in []*appsv1.DaemonSet) []*appsv1.DaemonSet {
+	var out []*appsv1.DaemonSet
+	for _, ds := range in {
+		if ds != nil {
+			out = append(out, ds)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return objectKey(out[i].Namespace, out[i].Name) < objectKey(out[j].Namespace, out[j].Name)
+	})
+	return out
+}
+
+// decisions renders the result: the commands, a reason for every other node, the summary.
+func (d *decider) decisions() Decisions {
+	out := Decisions{Commands: d.commands, Blocked: []Blocked{}}
+	if out.Commands == nil {
+		out.Commands = []Command{}
+	}
+	for _, n := range d.nodes {
+		if !n.acted {
+			out.Blocked = append(out.Blocked, Blocked{Node: n.name, Reason: d.whyNot(n)})
+		}
+	}
+	before, after := 0.0, 0.0
+	for _, n := range d.nodes {
+		if n.poolName == "" {
+			continue
+		}
+		out.Summary.Nodes++
+		before += n.price
+		if !n.acted {
+			out.Summary.NodesAfter++
+			after += n.price
+		}
+	}
+	for _, c := range d.commands {
+		out.Summary.NodesAfter += len(c.Replacements)
+		for _, r := range c.Replacements {
+			after += r.Price
+		}
+	}
+	out.Summary.HourlyCostBefore = roundPrice(before)
+	out.Summary.HourlyCostAfter = roundPrice(after)
+	return out
+}
+
+// whyNot says why a node is not acted on: what a method found when it considered the node,
+// else what keeps the node out of every method, else which method acted instead.
+func (d *decider) whyNot(n *nodeState) string {
+	if n.why != "" {
+		return n.why
+	}
+	if n.hard != "" {
+		return n.hard
+	}
+	waits := func(what string) string {
+		return fmt.Sprintf("%s; it waits for a later decision because %s acted in this one (one method acts per decision)", what, d.winner)
+	}
+	if n.expired != "" && d.winner != "" && methodBefore(d.winner, MethodExpiration) {
+		return waits(n.expired)
+	}
+	if n.doNotDisrupt != "" {
+		return n.doNotDisrupt
+	}
+	if n.pdb != "" {
+		return n.pdb
+	}
+	if n.drifted != "" && d.winner != "" && methodBefore(d.winner, MethodDrift) {
+		return waits("drifted: " + n.drifted)
+	}
+	if n.consolidation != "" {
+		return n.consolidation
+	}
+	if n.underutilized != "" {
+		return n.underutilized
+	}
+	if d.winner != "" && methodBefore(d.winner, MethodMultiNodeConsolidation) {
+		return fmt.Sprintf("consolidation is not evaluated in this decision because %s acted first (one method acts per decision)", d.winner)
+	}
+	return "consolidation found no cheaper way to run its pods"
+}
+
+var methodOrder = []string{MethodEmptiness, MethodExpiration, MethodDrift, MethodMultiNodeConsolidation, MethodSingleNodeConsolidation}
+
+// methodBefore reports whether method a comes before method b.
+func methodBefore(a, b string) bool {
+	ia, ib := 0, 0
+	for i, m := range methodOrder {
+		if m == a {
+			ia = i
+		}
+		if m == b {
+			ib = i
+		}
+	}
+	return ia < ib
+}
+
+func (d *decider) podVec(p *corev1.Pod) vec {
+	v, ok := d.podVecs[p]
+	if !ok {
+		v = podVec(p)
+		d.podVecs[p] = v
+	}
+	return v
+}

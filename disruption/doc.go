@@ -1,0 +1,13 @@
+// Package disruption decides which running nodes to delete or replace, the way Karpenter's
+// disruption controller does (emptiness, expiration, drift, multi- and single-node
+// consolidation), within NodePool budgets, PodDisruptionBudgets and do-not-disrupt, and says
+// why every other node stays.
+//
+// Decide is a pure function of its Input: it reads no clock (Now is an input) and simulates
+// every removal with scheduling.Solve, so evicted pods keep their constraints.
+//
+//	decisions, err := disruption.Decide(disruption.Input{Nodes: nodes, NodePools: pools, Now: now})
+//	for _, cmd := range decisions.Commands {
+//		fmt.Println(cmd.Method, cmd.Action, cmd.Candidates, cmd.Savings)
+//	}
+package disruption

@@ -1,0 +1,157 @@
+package disruption
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// ranked returns the nodes keep selects, in rankLess order.
+func (d *decider) ranked(keep func(*nodeState) bool) []*nodeState {
+	var out []*nodeState
+	for _, n := range d.nodes {
+		if keep(n) {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rankLess(out[i], out[j]) })
+	return out
+}
+
+// budgetAllows checks the node's NodePool budget for reason and records why not.
+func (d *decider) budgetAllows(n *nodeState, reason string) bool {
+	b := d.budgets[n.poolName]
+	if b.remaining(reason) > 0 {
+		return true
+	}
+	n.block("%s", b.blockedReason(reason))
+	return false
+}
+
+// pdbsAllow checks that every PodDisruptionBudget the node's pods take from still allows a
+// disruption after the commands so far, and records why not.
+func (d *decider) pdbsAllow(n *nodeState) bool {
+	for _, u := range n.pdbUse {
+		if u.limit.remaining < 1 {
+			n.block("%s after the earlier commands of this decision, and %d of its pods run on the node", u.limit.describe(), u.pods)
+			return false
+		}
+	}
+	return true
+}
+
+func (d *decider) simulationsLeft(n *nodeState, limit int, method string) bool {
+	if d.simulations < limit {
+		return true
+	}
+	n.block("not evaluated in this decision: %s reached its limit of %d scheduling simulations", method, limit)
+	return false
+}
+
+// emptiness deletes nodes that run no pod that would have to move, when consolidateAfter has
+// passed and the Empty budget allows.
+func (d *decider) emptiness() {
+	for _, n := range d.ranked(func(n *nodeState) bool {
+		return n.hard == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == ""
+	}) {
+		if !d.budgetAllows(n, scheduling.ReasonEmpty) {
+			continue
+		}
+		o := &outcome{cands: []*nodeState{n}}
+		d.commands = append(d.commands, d.command(MethodEmptiness, scheduling.ReasonEmpty, o))
+		d.commit(o)
+	}
+}
+
+// expiration replaces nodes older than their NodePool's expireAfter, oldest first. It is
+// forceful: budgets, do-not-disrupt and PodDisruptionBudgets do not stop it, they only slow
+// the evictions down, which the command's notes say.
+func (d *decider) expiration() {
+	var cands []*nodeState
+	for _, n := range d.nodes {
+		if n.hard == "" && n.expired != "" {
+			cands = append(cands, n)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if !cands[i].created.Equal(cands[j].created) {
+			return cands[i].created.Before(cands[j].created)
+		}
+		return cands[i].name < cands[j].name
+	})
+	for _, n := range cands {
+		o := &outcome{cands: []*nodeState{n}}
+		if !n.empty() {
+			if !d.simulationsLeft(n, MaxExpirationSimulations, MethodExpiration) {
+				continue
+			}
+			o = d.simulate(o.cands)
+			if o.solveErr != "" {
+				n.block("expired (%s), but %s", n.expired, o.solveErr)
+				continue
+			}
+		}
+		cmd := d.command(MethodExpiration, scheduling.ReasonExpired, o)
+		cmd.Notes = append([]string{n.expired}, cmd.Notes...)
+		if n.doNotDisrupt != "" {
+			cmd.Notes = append(cmd.Notes, n.doNotDisrupt+": that pod is evicted only when the NodePool's terminationGracePeriod runs out")
+		}
+		if n.pdb != "" {
+			cmd.Notes = append(cmd.Notes, n.pdb)
+		}
+		if o.uninit != "" {
+			cmd.Notes = append(cmd.Notes, o.uninit)
+		}
+		for _, k := range sortedMapKeys(o.failed) {
+			cmd.Notes = append(cmd.Notes, fmt.Sprintf("pod %s is left pending: %s", k, o.failed[k]))
+		}
+		d.commands = append(d.commands, cmd)
+		d.commit(o)
+	}
+}
+
+// drift replaces nodes that no longer match their NodePool, one command per node, within
+// the Drifted budget, when every evicted pod can run elsewhere.
+func (d *decider) drift() {
+	for _, n := range d.ranked(func(n *nodeState) bool {
+		return n.hard == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
+	}) {
+		if !d.budgetAllows(n, scheduling.ReasonDrifted) || !d.pdbsAllow(n) {
+			continue
+		}
+		o := &outcome{cands: []*nodeState{n}}
+		if !n.empty() {
+			if !d.simulationsLeft(n, MaxDriftSimulations, MethodDrift) {
+				continue
+			}
+			o = d.simulate(o.cands)
+			if !o.allPlaced() {
+				n.block("drifted (%s), but %s", n.drifted, o.failure())
+				continue
+			}
+		}
+		cmd := d.command(MethodDrift, scheduling.ReasonDrifted, o)
+		cmd.Notes = append([]string{"drifted: " + n.drifted}, cmd.Notes...)
+		d.commands = append(d.commands, cmd)
+		d.commit(o)
+	}
+}
+
+// sortPodsBySize orders pods largest first (cpu, memory), then by key, as the solver does.
+func (d *decider) sortPodsBySize(pods []*corev1.Pod) []*corev1.Pod {
+	out := append([]*corev1.Pod(nil), pods...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := d.podVec(out[i]), d.podVec(out[j])
+		if a[0] != b[0] {
+			return a[0] > b[0]
+		}
+		if a[1] != b[1] {
+			return a[1] > b[1]
+		}
+		return podKey(out[i]) < podKey(out[j])
+	})
+	return out
+}

@@ -1,0 +1,391 @@
+package disruption
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Annotations that keep a node, or the node a pod runs on, from voluntary disruption. The
+// v1alpha5 names are honoured as well.
+const (
+	AnnotationDoNotDisrupt     = "karpenter.sh/do-not-disrupt"
+	AnnotationDoNotEvict       = "karpenter.sh/do-not-evict"
+	AnnotationDoNotConsolidate = "karpenter.sh/do-not-consolidate"
+	annotationMirror           = "kubernetes.io/config.mirror"
+)
+
+var doNotDisruptAnnotations = []string{AnnotationDoNotDisrupt, AnnotationDoNotEvict, AnnotationDoNotConsolidate}
+
+// nodeState is a node with everything Decide derived about it.
+type nodeState struct {
+	in           *Node
+	name         string
+	poolName     string
+	pool         *scheduling.NodePool
+	instanceType string
+	zone         string
+	capacityType string
+	price        float64
+	created      time.Time
+	// pods are the node's pods that are not finished; movable those that must be
+	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
+	pods    []*corev1.Pod
+	movable []*corev1.Pod
+	// counted is set when the node already counts against its NodePool's budgets (it is
+	// being disrupted or NotReady).
+	counted bool
+
+	// Why the node may not be disrupted at all (unmanaged, not initialized, already
+	// disrupting), gracefully (do-not-disrupt, PodDisruptionBudgets), by consolidation
+	// (consolidateAfter), or when not empty (consolidationPolicy WhenEmpty).
+	hard          string
+	doNotDisrupt  string
+	pdb           string
+	consolidation string
+	underutilized string
+	// pdbUse counts, per budget, the disruptions evicting the node's pods takes.
+	pdbUse []pdbUse
+	// drifted and expired describe why the node drifted or expired; empty when it did not.
+	drifted string
+	expired string
+	// cost is Karpenter's disruption cost: the eviction cost of its pods times the share of
+	// its lifetime left.
+	cost float64
+
+	acted bool
+	why   string
+}
+
+type pdbUse struct {
+	limit *pdbLimit
+	pods  int
+}
+
+func (n *nodeState) empty() bool { return len(n.movable) == 0 }
+
+// block records why the node is not acted on; the first reason recorded stays.
+func (n *nodeState) block(format string, args ...any) {
+	if n.why == "" {
+		n.why = fmt.Sprintf(format, args...)
+	}
+}
+
+func (n *nodeState) candidate() Candidate {
+	return Candidate{Node: n.name, NodePool: n.poolName, InstanceType: n.instanceType, Zone: n.zone, CapacityType: n.capacityType, Price: roundPrice(n.price)}
+}
+
+// classify derives a node's facts and everything that blocks it.
+func (d *decider) classify(in *Node) (*nodeState, error) {
+	node := in.Node
+	n := &nodeState{in: in, name: node.Name}
+	label := func(key string) string { return node.Labels[key] }
+	n.poolName = firstNonEmpty(in.NodePool, label(requirements.LabelNodePool))
+	n.instanceType = firstNonEmpty(in.InstanceType, label(requirements.LabelInstanceType), label("beta.kubernetes.io/instance-type"))
+	n.zone = firstNonEmpty(in.Zone, label(requirements.LabelTopologyZone), label("failure-domain.beta.kubernetes.io/zone"))
+	n.capacityType = firstNonEmpty(in.CapacityType, label(requirements.LabelCapacityType))
+	n.pool = d.pools[n.poolName]
+	n.price = in.Price
+	if n.price == 0 && n.pool != nil {
+		n.price = catalogPrice(d.catalog[n.poolName][n.instanceType], n.zone, n.capacityType)
+	}
+	n.created = in.Created
+	if n.created.IsZero() {
+		n.created = node.CreationTimestamp.Time
+	}
+	for j, p := range in.Pods {
+		if p == nil {
+			return nil, fmt.Errorf("node %s: pods[%d] is nil", n.name, j)
+		}
+		if isTerminal(p) {
+			continue
+		}
+		n.pods = append(n.pods, p)
+		if reschedulable(p) {
+			n.movable = append(n.movable, p)
+		}
+	}
+	sortPods(n.pods)
+	sortPods(n.movable)
+	n.counted = in.Initialized && n.poolName != "" && (in.Disrupting || notReady(node))
+
+	switch {
+	case n.poolName == "":
+		n.hard = "the node is not managed by a NodePool (no karpenter.sh/nodepool label or NodeClaim)"
+	case n.pool == nil:
+		n.hard = fmt.Sprintf("its NodePool %s is not in the input", n.poolName)
+	case in.Disrupting:
+		n.hard = "the node is already being disrupted"
+	case !in.Initialized:
+		n.hard = "the node is not initialized yet"
+	}
+	n.doNotDisrupt = doNotDisruptReason(node, n.pods)
+	d.checkPDBs(n)
+	if n.pool != nil {
+		n.consolidation = d.consolidationBlock(n)
+		n.underutilized = underutilizedBlock(n)
+		n.drifted = d.driftReason(n)
+		n.expired = d.expiredReason(n)
+		n.cost = disruptionCost(n.movable) * lifetimeRemaining(n.pool.ExpireAfter, d.now.Sub(n.created))
+	}
+	return n, nil
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// catalogPrice is the price of the offering a node of type it runs on, or the type's cheapest
+// when that offering is not listed.
+func catalogPrice(it *instancetype.InstanceType, zone, capacityType string) float64 {
+	if it == nil {
+		return 0
+	}
+	best := math.Inf(1)
+	for _, o := range it.Offerings {
+		if o.Zone == zone && o.CapacityType == capacityType {
+			return o.Price
+		}
+		if o.Available && (capacityType == "" || o.CapacityType == capacityType) {
+			best = math.Min(best, o.Price)
+		}
+	}
+	if math.IsInf(best, 1) {
+		return 0
+	}
+	return best
+}
+
+// reschedulable pods move when their node goes: not DaemonSet or mirror pods, not pods that
+// are already terminating or finished.
+func reschedulable(p *corev1.Pod) bool {
+	if isTerminal(p) || p.DeletionTimestamp != nil {
+		return false
+	}
+	if _, ok := p.Annotations[annotationMirror]; ok {
+		return false
+	}
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "DaemonSet" || o.Kind == "Node" {
+			return false
+		}
+	}
+	return true
+}
+
+func notReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status != corev1.ConditionTrue
+		}
+	}
+	return false // no status (a manifest): taken as ready
+}
+
+func sortPods(pods []*corev1.Pod) {
+	sort.SliceStable(pods, func(i, j int) bool { return podKey(pods[i]) < podKey(pods[j]) })
+}
+
+func doNotDisruptReason(node *corev1.Node, pods []*corev1.Pod) string {
+	for _, a := range doNotDisruptAnnotations {
+		if node.Annotations[a] == "true" {
+			return fmt.Sprintf("the node has %s", a)
+		}
+	}
+	for _, p := range pods {
+		for _, a := range doNotDisruptAnnotations {
+			if p.Annotations[a] == "true" {
+				return fmt.Sprintf("pod %s has %s", podKey(p), a)
+			}
+		}
+	}
+	return ""
+}
+
+// checkPDBs records which budgets the node's pods take disruptions from, and whether any
+// blocks the node now.
+func (d *decider) checkPDBs(n *nodeState) {
+	uses := map[*pdbLimit]int{}
+	for _, p := range n.movable {
+		matched := d.pdbs.matching(p)
+		if len(matched) > 1 {
+			keys := make([]string, len(matched))
+			for i, l := range matched {
+				keys[i] = l.key
+			}
+			if n.pdb == "" {
+				n.pdb = fmt.Sprintf("pod %s is selected by more than one PodDisruptionBudget (%s), so the eviction API refuses to evict it", podKey(p), strings.Join(keys, ", "))
+			}
+			continue
+		}
+		if len(matched) == 1 && matched[0].needsBudget(p) {
+			uses[matched[0]]++
+			if matched[0].allowed == 0 && n.pdb == "" {
+				n.pdb = fmt.Sprintf("pod %s: %s", podKey(p), matched[0].describe())
+			}
+		}
+	}
+	for _, l := range d.pdbs.list {
+		if k := uses[l]; k > 0 {
+			n.pdbUse = append(n.pdbUse, pdbUse{limit: l, pods: k})
+		}
+	}
+}
+
+// consolidationBlock says why consolidateAfter keeps the node from consolidation now.
+func (d *decider) consolidationBlock(n *nodeState) string {
+	after := n.pool.Disruption.ConsolidateAfter
+	if after == nil {
+		return fmt.Sprintf("NodePool %s has consolidateAfter: Never, so its nodes are not consolidated", n.poolName)
+	}
+	if c := n.in.Consolidatable; c != nil {
+		if !*c {
+			return fmt.Sprintf("its NodeClaim is not Consolidatable yet (consolidateAfter %s has not passed since the last pod event)", after)
+		}
+		return ""
+	}
+	last := n.in.LastPodEvent
+	if last.IsZero() {
+		last = n.created
+	}
+	if last.IsZero() {
+		return ""
+	}
+	if since := d.now.Sub(last); since < *after {
+		return fmt.Sprintf("consolidateAfter %s has not passed since the last pod event (%s ago)", after, since)
+	}
+	return ""
+}
+
+// underutilizedBlock says why the node may only be consolidated once empty.
+func underutilizedBlock(n *nodeState) string {
+	if n.pool.Disruption.ConsolidationPolicy == scheduling.ConsolidationWhenEmpty && !n.empty() {
+		return fmt.Sprintf("NodePool %s consolidates only empty nodes (consolidationPolicy WhenEmpty) and the node runs %d pod(s) that would move", n.poolName, len(n.movable))
+	}
+	return ""
+}
+
+// driftReason says how the node no longer matches its NodePool: its instance type left the
+// NodePool's instance types, or its labels (with those its instance type implies) no longer
+// meet the NodePool's requirements or template labels.
+func (d *decider) driftReason(n *nodeState) string {
+	types := d.catalog[n.poolName]
+	it := types[n.instanceType]
+	if len(types) > 0 && n.instanceType != "" && it == nil {
+		return fmt.Sprintf("instance type %s is no longer among NodePool %s's instance types", n.instanceType, n.poolName)
+	}
+	labels := map[string]string{}
+	if it != nil {
+		for k, v := range it.Labels {
+			labels[requirements.NormalizeKey(k)] = v
+		}
+	}
+	implied := map[string]string{
+		requirements.LabelInstanceType: n.instanceType,
+		requirements.LabelTopologyZone: n.zone,
+		requirements.LabelCapacityType: n.capacityType,
+		requirements.LabelNodePool:     n.poolName,
+	}
+	for k, v := range implied {
+		if v != "" {
+			labels[k] = v
+		}
+	}
+	for k, v := range n.in.Node.Labels {
+		labels[requirements.NormalizeKey(k)] = v
+	}
+	reqs := d.poolReqs[n.poolName]
+	for _, k := range reqs.Keys() {
+		if (requirements.Requirements{k: reqs[k]}).Matches(labels) {
+			continue
+		}
+		if v, ok := labels[k]; ok {
+			return fmt.Sprintf("label %s=%s no longer meets NodePool %s's requirement %s", k, v, n.poolName, reqs[k])
+		}
+		return fmt.Sprintf("the node has no label %s, which NodePool %s's requirement %s needs", k, n.poolName, reqs[k])
+	}
+	for _, k := range sortedKeys(n.pool.Labels) {
+		want := n.pool.Labels[k]
+		if got, ok := labels[requirements.NormalizeKey(k)]; !ok || got != want {
+			return fmt.Sprintf("NodePool %s's template label %s=%s is not on the node", n.poolName, k, want)
+		}
+	}
+	return ""
+}
+
+func (d *decider) expiredReason(n *nodeState) string {
+	exp := n.pool.ExpireAfter
+	if exp == nil || n.created.IsZero() {
+		return ""
+	}
+	if age := d.now.Sub(n.created); age >= *exp {
+		return fmt.Sprintf("the node is %s old, past NodePool %s's expireAfter %s", age, n.poolName, *exp)
+	}
+	return ""
+}
+
+// disruptionCost sums Karpenter's eviction cost of the pods: 1 each, raised by the
+// pod-deletion-cost annotation (scaled by 2^27) and by priority (scaled by 2^25), clamped
+// to [-10, 10].
+func disruptionCost(pods []*corev1.Pod) float64 {
+	cost := 0.0
+	for _, p := range pods {
+		c := 1.0
+		if text, ok := p.Annotations[corev1.PodDeletionCost]; ok {
+			if v, err := strconv.ParseFloat(text, 64); err == nil {
+				c += v / math.Pow(2, 27)
+			}
+		}
+		if p.Spec.Priority != nil {
+			c += float64(*p.Spec.Priority) / math.Pow(2, 25)
+		}
+		cost += math.Max(-10, math.Min(10, c))
+	}
+	return cost
+}
+
+// lifetimeRemaining is the share of the node's lifetime left before expireAfter, in [0, 1].
+func lifetimeRemaining(expireAfter *time.Duration, age time.Duration) float64 {
+	if expireAfter == nil || *expireAfter <= 0 {
+		return 1
+	}
+	left := float64(*expireAfter-age) / float64(*expireAfter)
+	return math.Max(0, math.Min(1, left))
+}
+
+// rankLess orders consolidation and drift candidates: the most hourly price per unit of
+// disruption cost first (a node's own disruption counts as one, so empty nodes rank by
+// price), then the lower disruption cost, then the name.
+func rankLess(a, b *nodeState) bool {
+	ra, rb := a.price/(1+math.Max(0, a.cost)), b.price/(1+math.Max(0, b.cost))
+	if ra != rb {
+		return ra > rb
+	}
+	if a.cost != b.cost {
+		return a.cost < b.cost
+	}
+	return a.name < b.name
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,142 @@
+package disruption
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Input is the running cluster Decide looks at. Nothing in it is modified.
+type Input struct {
+	// Nodes are the cluster's nodes with their bound pods and NodeClaim facts.
+	Nodes []*Node
+	// NodePools give each node's disruption settings and the instance types replacements
+	// are chosen from.
+	NodePools            []*scheduling.NodePool
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
+	// PendingPods are pods not bound to a node yet; simulations place them too, so room they
+	// will need is not promised to evicted pods.
+	PendingPods []*corev1.Pod
+	// DaemonSets whose pods run on every node they tolerate, replacements included.
+	DaemonSets []*appsv1.DaemonSet
+	Namespaces []*corev1.Namespace
+	// Volume objects the pods' claims refer to.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
+	// Now is the time the decision is made at: ages, consolidateAfter and budget schedules
+	// are measured against it. It must be set; Decide never reads a clock.
+	Now time.Time
+}
+
+// Node is a running node with the facts of the NodeClaim that launched it. Empty NodePool,
+// InstanceType, Zone and CapacityType fields are read from the node's well-known labels; a
+// zero Price is looked up in the NodePool's instance types.
+type Node struct {
+	Node *corev1.Node
+	// Pods bound to the node, DaemonSet and mirror pods included.
+	Pods         []*corev1.Pod
+	NodePool     string
+	InstanceType string
+	Zone         string
+	CapacityType string
+	// Price is what the node costs per hour (USD).
+	Price float64
+	// Created is when the NodeClaim was created; zero means the node's creationTimestamp.
+	Created time.Time
+	// LastPodEvent is when a pod last started on or left the node; zero means Created.
+	LastPodEvent time.Time
+	// Initialized is false while the node is still starting; such a node is not disrupted
+	// and pods are not planned onto it.
+	Initialized bool
+	// Consolidatable is the NodeClaim's Consolidatable condition when known: true when
+	// consolidateAfter has passed since the last pod event. When set it decides instead of
+	// LastPodEvent.
+	Consolidatable *bool
+	// Disrupting marks a node already being disrupted; it counts against budgets and is not
+	// a candidate again.
+	Disrupting bool
+	// VolumeAttachLimits per CSI driver, from the node's CSINode; nil when unknown.
+	VolumeAttachLimits map[string]int
+}
+
+// Methods, in the order Decide tries them.
+const (
+	MethodEmptiness               = "Emptiness"
+	MethodExpiration              = "Expiration"
+	MethodDrift                   = "Drift"
+	MethodMultiNodeConsolidation  = "MultiNodeConsolidation"
+	MethodSingleNodeConsolidation = "SingleNodeConsolidation"
+)
+
+// Actions a command takes on its candidates.
+const (
+	ActionDelete  = "delete"
+	ActionReplace = "replace"
+)
+
+// Decisions is Decide's answer: the commands to run in order, why every other node stays,
+// and what the NodePool-managed part of the cluster costs before and after.
+type Decisions struct {
+	Commands []Command `json:"commands"`
+	Blocked  []Blocked `json:"blocked"`
+	Summary  Summary   `json:"summary"`
+}
+
+// Command deletes or replaces its candidates. Replacements are launched before the
+// candidates are drained; each evicted pod is expected to run where Moves says.
+type Command struct {
+	Method string `json:"method"`
+	// Reason is the disruption reason budgets are counted under: Empty, Underutilized,
+	// Drifted or Expired.
+	Reason       string                 `json:"reason"`
+	Action       string                 `json:"action"`
+	Candidates   []Candidate            `json:"candidates"`
+	Replacements []scheduling.NodeClaim `json:"replacements"`
+	// Evictions are the pods (namespace/name) that must move; DaemonSet, mirror and
+	// finished pods are not listed, they end with the node.
+	Evictions []string `json:"evictions"`
+	Moves     []Move   `json:"moves"`
+	// Savings is the hourly cost removed minus the hourly cost of the replacements (USD);
+	// it can be negative for drift and expiration.
+	Savings float64 `json:"savings"`
+	// Notes say what else is worth knowing: PodDisruptionBudgets pacing evictions, pods an
+	// expiration leaves pending.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Candidate is a node a command removes.
+type Candidate struct {
+	Node         string  `json:"node"`
+	NodePool     string  `json:"nodePool"`
+	InstanceType string  `json:"instanceType"`
+	Zone         string  `json:"zone"`
+	CapacityType string  `json:"capacityType"`
+	Price        float64 `json:"price"`
+}
+
+// Move is where an evicted pod is expected to run: an existing node or a replacement.
+type Move struct {
+	Pod string `json:"pod"`
+	To  string `json:"to"`
+}
+
+// Blocked is a node no command acts on, with the reason in a sentence.
+type Blocked struct {
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
+}
+
+// Summary counts the nodes managed by a NodePool and their hourly cost, before the commands
+// and after them (replacements included).
+type Summary struct {
+	Nodes            int     `json:"nodes"`
+	NodesAfter       int     `json:"nodesAfter"`
+	HourlyCostBefore float64 `json:"hourlyCostBefore"`
+	HourlyCostAfter  float64 `json:"hourlyCostAfter"`
+}
