@@ -368,7 +368,14 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 		if largest < want {
 			name := s.dims.Name(i)
 			wantQ, largestQ := resources.Quantity(name, want), resources.Quantity(name, max(largest, 0))
-			return reject(true, ConstraintResources, stageResources, "no instance type has %s %s allocatable (largest: %s, after daemon overhead)", wantQ.String(), name, largestQ.String())
+			daemons := ""
+			for _, t := range compatible {
+				if t.daemons[i] > 0 {
+					daemons = ", after daemon overhead"
+					break
+				}
+			}
+			return reject(true, ConstraintResources, stageResources, "no instance type has %s %s allocatable (largest: %s%s)", wantQ.String(), name, largestQ.String(), daemons)
 		}
 	}
 	return reject(true, ConstraintResources, stageResources, "no single instance type has room for all of the pod's requests %s", formatVector(s.dims, p.requests))

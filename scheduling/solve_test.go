@@ -698,7 +698,7 @@ func TestSolveUnschedulableReasons(t *testing.T) {
 		},
 		check: func(t *testing.T, p scheduling.Plan) {
 			u, _ := unschedulable(p, "big")
-			require.Equal(t, "nodepool gpu: taint nvidia.com/gpu=true:NoSchedule not tolerated; nodepool default: no instance type has 96 cpu allocatable (largest: 64, after daemon overhead)", u.Reason)
+			require.Equal(t, "nodepool gpu: taint nvidia.com/gpu=true:NoSchedule not tolerated; nodepool default: no instance type has 96 cpu allocatable (largest: 64)", u.Reason)
 			require.Equal(t, scheduling.Summary{Pods: 3, Placed: 2, NewNodes: 1, HourlyCost: 0.04, LowerBound: 0.0375}, p.Summary)
 		},
 	}, {
@@ -706,7 +706,7 @@ func TestSolveUnschedulableReasons(t *testing.T) {
 		pods:     pods(tb.Pod("big").CPU("96")),
 		existing: nodes(tb.Node("n1", "4", "8Gi", 20).Obj()),
 		want:     []string{"unschedulable big: Resources"},
-		reasons:  map[string]string{"big": "no existing node fits; nodepool default: no instance type has 96 cpu allocatable (largest: 8, after daemon overhead)"},
+		reasons:  map[string]string{"big": "no existing node fits; nodepool default: no instance type has 96 cpu allocatable (largest: 8)"},
 	}, {
 		name:    "without nodepools only existing nodes can take pods",
 		pods:    pods(tb.Pod("web").CPU("1")),
@@ -718,6 +718,12 @@ func TestSolveUnschedulableReasons(t *testing.T) {
 		pods:    pods(tb.Pod("big").CPU("96").PreferredTerm(10, tb.In(zone, "us-west-2b"))),
 		want:    []string{"unschedulable big: Resources"},
 		reasons: map[string]string{"big": "(preferences relaxed: preferred node affinity (weight 10) topology.kubernetes.io/zone In [us-west-2b])"},
+	}, {
+		name:    "daemon overhead is named when it makes the difference",
+		pods:    pods(tb.Pod("big").CPU("8")),
+		daemons: daemons(tb.Pod("agent").Namespace("kube-system").CPU("1").Obj()),
+		want:    []string{"unschedulable big: Resources"},
+		reasons: map[string]string{"big": "nodepool default: no instance type has 8 cpu allocatable (largest: 7, after daemon overhead)"},
 	}, {
 		name:    "a memory shortfall names memory",
 		pods:    pods(tb.Pod("db").CPU("1").Memory("64Gi")),
