@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -287,7 +288,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 			last = worse(last, r)
 			continue
 		}
-		options := s.fitOptions(pool.types, reqs, true, n.used, p, pool, n.reserved, n.attach)
+		options := s.fitOptions(s.allowedTypes(pool, reqs), reqs, false, n.used, p, pool, n.reserved, n.attach)
 		if options == nil {
 			last = worse(last, s.explainNoOption(pool, p, reqs, explain))
 			continue
@@ -461,4 +462,43 @@ func appendUnique(list []string, items ...string) []string {
 		}
 	}
 	return list
+}
+
+// allowedTypes returns the pool's types that can meet reqs (labels and an allowed available
+// offering), cached by the requirements apart from the hostname, since many new nodes open
+// with the same requirements.
+func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) []*typeOption {
+	key := requirementsKey(pool, reqs)
+	if cached, ok := s.allowedCache[key]; ok {
+		return cached
+	}
+	var out []*typeOption
+	for _, t := range pool.types {
+		if typeAllows(t, reqs) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == len(pool.types) {
+		out = pool.types
+	}
+	s.allowedCache[key] = out
+	return out
+}
+
+// requirementsKey identifies a pool and a requirement set, hostname left out.
+func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		if k != requirements.LabelHostname {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(pool.np.Name)
+	for _, k := range keys {
+		b.WriteByte('|')
+		b.WriteString(reqs[k].String())
+	}
+	return b.String()
 }

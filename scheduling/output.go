@@ -150,29 +150,7 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 	if _, ok := labels[requirements.LabelOS]; !ok {
 		labels[requirements.LabelOS] = requirements.OSLinux
 	}
-	type priced struct {
-		name  string
-		price float64
-	}
-	options := make([]priced, 0, len(n.options))
-	for _, t := range n.options {
-		if price := cheapestPrice(t, n.reqs); price >= 0 {
-			options = append(options, priced{t.it.Name, price})
-		}
-	}
-	sort.Slice(options, func(i, j int) bool {
-		if options[i].price != options[j].price {
-			return options[i].price < options[j].price
-		}
-		return options[i].name < options[j].name
-	})
-	if len(options) > s.opts.MaxInstanceTypeOptions {
-		options = options[:s.opts.MaxInstanceTypeOptions]
-	}
-	names := make([]string, len(options))
-	for i, t := range options {
-		names[i] = t.name
-	}
+	names := s.optionNames(n)
 	nc := NodeClaim{
 		Name:                n.name,
 		NodePool:            n.pool.np.Name,
@@ -200,4 +178,39 @@ func copyTaints(t []corev1.Taint) []corev1.Taint {
 		return nil
 	}
 	return append([]corev1.Taint(nil), t...)
+}
+
+// optionNames lists a node's options by the price of their cheapest offering under its
+// requirements, cheapest first, bounded by MaxInstanceTypeOptions. Nodes opened alike share
+// option lists and requirements, so the sorted list is memoised.
+func (s *solver) optionNames(n *newNode) []string {
+	key := fmt.Sprintf("%p/%d/%s", &n.options[0], len(n.options), requirementsKey(n.pool, n.reqs))
+	if names, ok := s.optionsCache[key]; ok {
+		return append([]string(nil), names...)
+	}
+	type priced struct {
+		name  string
+		price float64
+	}
+	options := make([]priced, 0, len(n.options))
+	for _, t := range n.options {
+		if price := cheapestPrice(t, n.reqs); price >= 0 {
+			options = append(options, priced{t.it.Name, price})
+		}
+	}
+	sort.Slice(options, func(i, j int) bool {
+		if options[i].price != options[j].price {
+			return options[i].price < options[j].price
+		}
+		return options[i].name < options[j].name
+	})
+	if len(options) > s.opts.MaxInstanceTypeOptions {
+		options = options[:s.opts.MaxInstanceTypeOptions]
+	}
+	names := make([]string, len(options))
+	for i, t := range options {
+		names[i] = t.name
+	}
+	s.optionsCache[key] = names
+	return append([]string(nil), names...)
 }

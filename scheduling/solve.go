@@ -25,7 +25,10 @@ type solver struct {
 	usedNames  map[string]bool
 	topology   *topologyState
 	altScratch []requirements.Requirements
-	altOrigin  []requirements.Requirements // the pod alternative behind each altScratch entry
+	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
+	allowedCache map[string][]*typeOption
+	optionsCache map[string][]string
+	altOrigin    []requirements.Requirements // the pod alternative behind each altScratch entry
 	// existingFree and newFree index the free room of existing and new nodes.
 	existingFree, newFree *freeIndex
 	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
@@ -73,7 +76,8 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	default:
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
-	s := &solver{opts: opts, dims: collectDims(in), claimNode: map[string]string{}, usedNames: map[string]bool{}}
+	s := &solver{opts: opts, dims: collectDims(in), claimNode: map[string]string{}, usedNames: map[string]bool{},
+		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}}
 	var err error
 	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims); err != nil {
 		return nil, nil, nil, err

@@ -1,0 +1,212 @@
+package scheduling_test
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	tb "github.com/nodeplan/nodeplan/internal/testbuild"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+func twoPools(taintedZone string) []*scheduling.NodePool {
+	t := func(zones ...string) *tb.TypeBuilder {
+		b := tb.Type("small", "2", "8Gi", 30)
+		for _, z := range zones {
+			b.Offer(z, "on-demand", 0.1)
+		}
+		return b
+	}
+	return []*scheduling.NodePool{
+		tb.NodePool("default", t("zone-a", "zone-b").Obj()).Obj(),
+		tb.NodePool("tainted", t(taintedZone).Obj()).Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule).Obj(),
+	}
+}
+
+func TestTopologyPolicies(t *testing.T) {
+	honor := corev1.NodeInclusionPolicyHonor
+	spread := func(minDomains *int32, taints *corev1.NodeInclusionPolicy) []*corev1.Pod {
+		pods := tb.Pod("web").Label("app", "web").CPU("100m").ZoneSpread(1).Replicas(4)
+		for _, p := range pods {
+			p.Spec.TopologySpreadConstraints[0].MinDomains = minDomains
+			p.Spec.TopologySpreadConstraints[0].NodeTaintsPolicy = taints
+		}
+		return pods
+	}
+	three := int32(3)
+	tests := []struct {
+		name          string
+		pods          []*corev1.Pod
+		placed        int
+		perZone       map[string]int
+		unschedulable scheduling.Constraint
+	}{
+		{name: "two zones, no minDomains: 2/2", pods: spread(nil, &honor), placed: 4, perZone: map[string]int{"zone-a": 2, "zone-b": 2}},
+		{name: "minDomains 3 with only two eligible zones caps each zone at maxSkew", pods: spread(&three, &honor), placed: 2, perZone: map[string]int{"zone-a": 1, "zone-b": 1}, unschedulable: scheduling.ConstraintTopologySpread},
+		{name: "nodeTaintsPolicy Ignore counts the tainted pool's empty zone", pods: spread(nil, nil), placed: 2, perZone: map[string]int{"zone-a": 1, "zone-b": 1}, unschedulable: scheduling.ConstraintTopologySpread},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := scheduling.Solve(scheduling.Input{Pods: tt.pods, NodePools: twoPools("zone-c")})
+			require.NoError(t, err)
+			require.Equal(t, tt.placed, plan.Summary.Placed)
+			require.Equal(t, tt.perZone, podsPerDomain(plan, zoneKey))
+			for _, u := range plan.Unschedulable {
+				require.Equal(t, tt.unschedulable, u.Constraint, u.Reason)
+			}
+		})
+	}
+}
+
+func TestTopologyUndecidedZone(t *testing.T) {
+	// "plain" lands first on a node whose zone is open; the anti-affinity pod must still not
+	// share its zone, so the plain pod's node is pinned to a zone before it is counted.
+	plain := tb.Pod("a-plain").Label("app", "x").CPU("1").Obj()
+	anti := tb.Pod("b-anti").CPU("100m").AntiAffinity(zoneKey, map[string]string{"app": "x"}).Obj()
+	plan, err := scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{plain, anti}, NodePools: threeZones()})
+	require.NoError(t, err)
+	require.Empty(t, plan.Unschedulable)
+	zoneOf := map[string]string{}
+	for _, nc := range plan.NodeClaims {
+		for _, p := range nc.Pods {
+			zoneOf[p] = nc.Zone
+		}
+	}
+	require.NotEqual(t, zoneOf["default/a-plain"], zoneOf["default/b-anti"])
+}
+
+// randomTopologyPods builds a mix of spread and affinity rules. Spread selectors select only
+// pods declaring the same constraint: kube-scheduler checks skew when a constrained pod is
+// scheduled, so unconstrained pods matching the selector may pile up anywhere and a
+// final-state skew check would not apply to them.
+func randomTopologyPods(r *rand.Rand, n int) []*corev1.Pod {
+	var pods []*corev1.Pod
+	cpus := []string{"100m", "500m", "1", "2"}
+	for i := 0; i < n; i++ {
+		k := r.Intn(3)
+		b := tb.Pod(fmt.Sprintf("p%d", i)).CPU(cpus[r.Intn(len(cpus))])
+		switch r.Intn(6) {
+		case 0:
+			skew := 1 + r.Intn(2)
+			b.Label("spread-zone", fmt.Sprintf("%d-%d", k, skew)).ZoneSpread(int32(skew))
+		case 1:
+			b.Label("spread-host", fmt.Sprint(k)).HostnameSpread(1)
+		case 2:
+			b.Label("app", fmt.Sprintf("app%d", k)).Affinity(zoneKey, map[string]string{"app": fmt.Sprintf("app%d", k)})
+		case 3:
+			b.Label("app", fmt.Sprintf("app%d", k)).AntiAffinity(hostKey, map[string]string{"app": fmt.Sprintf("app%d", k)})
+		case 4:
+			b.Label("app", fmt.Sprintf("app%d", k)).AntiAffinity(zoneKey, map[string]string{"app": fmt.Sprintf("app%d", r.Intn(3))})
+		default:
+			b.Label("app", fmt.Sprintf("app%d", k))
+		}
+		pods = append(pods, b.Obj())
+	}
+	return pods
+}
+
+// topologyViolations checks a plan against spread and affinity rules from the pods' specs
+// alone, without the solver's counters.
+func topologyViolations(pods []*corev1.Pod, plan scheduling.Plan) []string {
+	labelsOf := map[string]map[string]string{} // pod → its node's labels
+	for _, nc := range plan.NodeClaims {
+		for _, k := range nc.Pods {
+			labelsOf[k] = nc.Labels
+		}
+	}
+	var placed []*corev1.Pod
+	for _, p := range pods {
+		if _, ok := labelsOf["default/"+p.Name]; ok {
+			placed = append(placed, p)
+		}
+	}
+	domainsWithNodes := func(key string) map[string]bool {
+		out := map[string]bool{}
+		for _, nc := range plan.NodeClaims {
+			out[nc.Labels[key]] = true
+		}
+		return out
+	}
+	matching := func(sel *metav1.LabelSelector) []*corev1.Pod {
+		s, _ := metav1.LabelSelectorAsSelector(sel)
+		var out []*corev1.Pod
+		for _, p := range placed {
+			if s.Matches(labels.Set(p.Labels)) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	var errs []string
+	seeds := map[string]int{} // affinity term → pods placed with no matching pod beside them
+	for _, p := range placed {
+		mine := labelsOf["default/"+p.Name]
+		for _, c := range p.Spec.TopologySpreadConstraints {
+			counts := map[string]int{}
+			for d := range domainsWithNodes(c.TopologyKey) {
+				counts[d] = 0
+			}
+			for _, q := range matching(c.LabelSelector) {
+				counts[labelsOf["default/"+q.Name][c.TopologyKey]]++
+			}
+			lo, hi := 1<<30, 0
+			for _, n := range counts {
+				lo, hi = min(lo, n), max(hi, n)
+			}
+			if hi-lo > int(c.MaxSkew) {
+				errs = append(errs, fmt.Sprintf("%s: spread on %s has skew %d > %d: %v", p.Name, c.TopologyKey, hi-lo, c.MaxSkew, counts))
+			}
+		}
+		if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
+			for _, term := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				others := 0
+				total := 0
+				for _, q := range matching(term.LabelSelector) {
+					total++
+					if q != p && labelsOf["default/"+q.Name][term.TopologyKey] == mine[term.TopologyKey] {
+						others++
+					}
+				}
+				// A pod that matches its own term may seed the first domain when none
+				// exists yet (kube-scheduler's rule); only one such seed per term.
+				selfMatch := false
+				if s, err := metav1.LabelSelectorAsSelector(term.LabelSelector); err == nil {
+					selfMatch = s.Matches(labels.Set(p.Labels))
+				}
+				if others == 0 && total > 1 {
+					id := term.TopologyKey + "|" + metav1.FormatLabelSelector(term.LabelSelector)
+					seeds[id]++
+					if !selfMatch || seeds[id] > 1 {
+						errs = append(errs, fmt.Sprintf("%s: affinity on %s has no matching pod in %s", p.Name, term.TopologyKey, mine[term.TopologyKey]))
+					}
+				}
+			}
+		}
+		if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+			for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				for _, q := range matching(term.LabelSelector) {
+					if q != p && labelsOf["default/"+q.Name][term.TopologyKey] == mine[term.TopologyKey] {
+						errs = append(errs, fmt.Sprintf("%s: anti-affinity on %s shares %s with %s", p.Name, term.TopologyKey, mine[term.TopologyKey], q.Name))
+					}
+				}
+			}
+		}
+	}
+	return errs
+}
+
+func TestTopologyRandomPlansPassIndependentChecks(t *testing.T) {
+	for seed := int64(1); seed <= 300; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		pods := randomTopologyPods(r, 10+r.Intn(40))
+		plan, err := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: threeZones()})
+		require.NoError(t, err)
+		require.Equal(t, len(pods), plan.Summary.Placed+len(plan.Unschedulable), "seed %d: every pod accounted for", seed)
+		require.Empty(t, topologyViolations(pods, plan), "seed %d", seed)
+	}
+}
