@@ -41,6 +41,9 @@ func (d *decider) check(o *outcome) string {
 		price += c.price
 		allSpot = allSpot && c.capacityType == requirements.CapacityTypeSpot
 	}
+	if len(o.cands) > 1 && len(o.replacements) >= len(o.cands) {
+		return fmt.Sprintf("removing %d nodes needs %d new ones; several nodes are only consolidated into fewer", len(o.cands), len(o.replacements))
+	}
 	if o.cost >= price-priceEpsilon {
 		return fmt.Sprintf("replacing it needs %s costing $%.4f/h, not less than the $%.4f/h it costs now", describeClaims(o.replacements), o.cost, price)
 	}

@@ -16,8 +16,8 @@ import (
 // Simulation limits: how many scheduling simulations each method may run in one decision.
 // Candidates left over are reported as not evaluated and come first in the next decision.
 const (
-	MaxDriftSimulations      = 200
-	MaxExpirationSimulations = 200
+	MaxDriftSimulations      = 100
+	MaxExpirationSimulations = 100
 	MaxMultiNodeSimulations  = 24
 	MaxSingleNodeSimulations = 48
 	// MaxMultiNodeCandidates bounds the nodes one multi-node command removes (Karpenter's
@@ -32,10 +32,12 @@ type decider struct {
 	poolReqs map[string]requirements.Requirements
 	// catalog indexes each NodePool's instance types by name.
 	catalog map[string]map[string]*instancetype.InstanceType
-	nodes   []*nodeState // by name
-	pdbs    *pdbIndex
-	budgets map[string]*poolBudget
-	cluster *cluster
+	// poolNames holds every NodePool name (for sorted iteration).
+	poolNames map[string]string
+	nodes     []*nodeState // by name
+	pdbs      *pdbIndex
+	budgets   map[string]*poolBudget
+	cluster   *cluster
 	// base is the solver input every simulation starts from.
 	base        scheduling.Input
 	prices      *priceIndex
@@ -81,12 +83,13 @@ func newDecider(in Input) (*decider, error) {
 		return nil, fmt.Errorf("now must be set: Decide measures ages, consolidateAfter and budget schedules against it")
 	}
 	d := &decider{
-		now:      in.Now.UTC(),
-		pools:    map[string]*scheduling.NodePool{},
-		poolReqs: map[string]requirements.Requirements{},
-		catalog:  map[string]map[string]*instancetype.InstanceType{},
-		budgets:  map[string]*poolBudget{},
-		podVecs:  map[*corev1.Pod]vec{},
+		now:       in.Now.UTC(),
+		pools:     map[string]*scheduling.NodePool{},
+		poolReqs:  map[string]requirements.Requirements{},
+		catalog:   map[string]map[string]*instancetype.InstanceType{},
+		poolNames: map[string]string{},
+		budgets:   map[string]*poolBudget{},
+		podVecs:   map[*corev1.Pod]vec{},
 	}
 	var pools []*scheduling.NodePool
 	for i, np := range in.NodePools {
@@ -101,6 +104,7 @@ func newDecider(in Input) (*decider, error) {
 			return nil, err
 		}
 		d.pools[np.Name] = np
+		d.poolNames[np.Name] = np.Name
 		pools = append(pools, np)
 		reqs := requirements.Requirements{}
 		for _, r := range np.Requirements {

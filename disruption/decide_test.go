@@ -19,6 +19,10 @@ func TestDecideScenarios(t *testing.T) {
 	daemonPod := func(name string) *corev1.Pod {
 		return testbuild.Pod(name).CPU("100m").OwnedByDaemonSet("logging").Obj()
 	}
+	// apart pods need 3 cpu and never share a node with each other.
+	apart := func(name string) *corev1.Pod {
+		return testbuild.Pod(name).Label("app", "db").CPU("3").AntiAffinity("kubernetes.io/hostname", map[string]string{"app": "db"}).Obj()
+	}
 	mirrorPod := func(name string) *corev1.Pod {
 		return testbuild.Pod(name).CPU("100m").Annotation("kubernetes.io/config.mirror", "abc").Obj()
 	}
@@ -100,20 +104,31 @@ func TestDecideScenarios(t *testing.T) {
 		},
 		blocked: map[string]string{"right": "not less than"},
 	}, {
-		name: "N nodes into M > 1 cheaper nodes when their pods cannot share a node",
+		name: "N nodes into M > 1 cheaper nodes when some pods cannot share a node",
 		in: func() disruption.Input {
-			spread := func(name string) *corev1.Pod {
-				return testbuild.Pod(name).Label("app", "db").CPU("3").AntiAffinity("kubernetes.io/hostname", map[string]string{"app": "db"}).Obj()
-			}
 			return disruption.Input{
 				NodePools: []*scheduling.NodePool{pool("default").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
 				Nodes: []*disruption.Node{
-					running("a", "default", large, "on-demand", spread("db-0")),
-					running("b", "default", large, "on-demand", spread("db-1")),
+					running("a", "default", large, "on-demand", apart("db-0")),
+					running("b", "default", large, "on-demand", apart("db-1")),
+					running("c", "default", large, "on-demand", pod("web-0", "1")),
 				},
 			}
 		},
-		commands: []string{"MultiNodeConsolidation replace [a b] -> [on-demand/medium on-demand/medium] 0.40"},
+		commands: []string{"MultiNodeConsolidation replace [a b c] -> [on-demand/medium on-demand/medium] 0.80"},
+	}, {
+		name: "several nodes are not consolidated into as many new ones: single-node replaces one at a time",
+		in: func() disruption.Input {
+			return disruption.Input{
+				NodePools: []*scheduling.NodePool{pool("default").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
+				Nodes: []*disruption.Node{
+					running("a", "default", large, "on-demand", apart("db-0")),
+					running("b", "default", large, "on-demand", apart("db-1")),
+				},
+			}
+		},
+		commands: []string{"SingleNodeConsolidation replace [a] -> [on-demand/medium] 0.20"},
+		blocked:  map[string]string{"b": "acts on one node per decision"},
 	}, {
 		name: "consolidateAfter has not passed, or is Never, or the policy is WhenEmpty",
 		in: func() disruption.Input {

@@ -95,8 +95,8 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	n.capacityType = firstNonEmpty(in.CapacityType, label(requirements.LabelCapacityType))
 	n.pool = d.pools[n.poolName]
 	n.price = in.Price
-	if n.price == 0 && n.pool != nil {
-		n.price = catalogPrice(d.catalog[n.poolName][n.instanceType], n.zone, n.capacityType)
+	if n.price == 0 {
+		n.price = d.lookupPrice(n)
 	}
 	n.created = in.Created
 	if n.created.IsZero() {
@@ -147,6 +147,20 @@ func firstNonEmpty(values ...string) string {
 		}
 	}
 	return ""
+}
+
+// lookupPrice finds the node's price in its NodePool's instance types, else in any
+// NodePool's (a type that left the NodePool is still priced).
+func (d *decider) lookupPrice(n *nodeState) float64 {
+	if p := catalogPrice(d.catalog[n.poolName][n.instanceType], n.zone, n.capacityType); p > 0 {
+		return p
+	}
+	for _, name := range sortedKeys(d.poolNames) {
+		if p := catalogPrice(d.catalog[name][n.instanceType], n.zone, n.capacityType); p > 0 {
+			return p
+		}
+	}
+	return 0
 }
 
 // catalogPrice is the price of the offering a node of type it runs on, or the type's cheapest
