@@ -1,0 +1,39 @@
+package resources_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
+
+func list(kv ...string) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for i := 0; i < len(kv); i += 2 {
+		out[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+	}
+	return out
+}
+
+func TestDimsAndVectors(t *testing.T) {
+	dims := resources.NewDims(list("nvidia.com/gpu", "1", "cpu", "2"), list("example.com/fpga", "1"))
+	require.Equal(t, 6, dims.Len())
+	require.Equal(t, corev1.ResourceName("example.com/fpga"), dims.Name(4), "extended resources follow the fixed four, sorted")
+	v := dims.Vector(list("cpu", "500m", "memory", "1Gi", "nvidia.com/gpu", "1", "unknown.io/x", "3"))
+	require.Equal(t, int64(500), v[resources.CPU])
+	require.Equal(t, int64(1<<30)*1000, v[resources.Memory])
+	back := dims.List(v)
+	require.Equal(t, "500m", back.Cpu().String())
+	require.Equal(t, "1Gi", back.Memory().String())
+	gpu := back["nvidia.com/gpu"]
+	require.Equal(t, "1", gpu.String())
+
+	capacity := dims.Vector(list("cpu", "1", "memory", "2Gi", "nvidia.com/gpu", "1"))
+	require.True(t, resources.FitsSum(v, v, dims.Vector(list("cpu", "1", "memory", "2Gi", "nvidia.com/gpu", "2"))))
+	require.False(t, resources.FitsSum(v, v, capacity), "two gpus do not fit one")
+	gpuDim, _ := dims.Index("nvidia.com/gpu")
+	require.Equal(t, gpuDim, resources.FirstExceeded(v, v, capacity))
+}
