@@ -457,8 +457,16 @@ func optionNode(nc scheduling.NodeClaim, np *scheduling.NodePool, it *instancety
 	}
 	// Labels the pods' requirements pinned (custom values a nodepool requirement allows).
 	for k, v := range nc.Labels {
-		if _, ok := labels[k]; !ok && !isTypeLabel(k, np) {
+		if _, ok := labels[k]; !ok && !isTypeLabel(k, np) && requirements.NormalizeKey(k) == k {
 			labels[k] = v
+		}
+	}
+	// The beta names kubelet and the node lifecycle controller write too.
+	for _, k := range []string{requirements.LabelTopologyZone, requirements.LabelTopologyRegion, requirements.LabelInstanceType, requirements.LabelArch, requirements.LabelOS} {
+		for _, old := range requirements.DeprecatedKeysOf(k) {
+			if _, ok := nc.Labels[old]; ok {
+				labels[old] = labels[k]
+			}
 		}
 	}
 	node := &corev1.Node{}

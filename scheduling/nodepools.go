@@ -195,6 +195,12 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 			reqs[k] = requirements.New(k, corev1.NodeSelectorOpDoesNotExist)
 		}
 	}
+	if _, has := reqs[requirements.LabelTopologyRegion]; !has {
+		// Types do not name their region; their zones do, by the <region><letter> convention.
+		if regions := offeringRegions(it); len(regions) > 0 {
+			reqs[requirements.LabelTopologyRegion] = requirements.New(requirements.LabelTopologyRegion, corev1.NodeSelectorOpIn, regions...)
+		}
+	}
 	if poolReqs.Conflict(reqs) != "" {
 		return nil
 	}
@@ -212,6 +218,23 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 		offerings: offerings,
 		cheapest:  offerings[0].Price,
 	}
+}
+
+// offeringRegions returns the regions of the type's available offerings when every zone names
+// its region, else nil.
+func offeringRegions(it *instancetype.InstanceType) []string {
+	var out []string
+	for _, o := range it.Offerings {
+		if !o.Available {
+			continue
+		}
+		m := zoneSuffix.FindStringSubmatch(o.Zone)
+		if m == nil {
+			return nil
+		}
+		out = append(out, m[1])
+	}
+	return out
 }
 
 func offeringLess(a, b instancetype.Offering) bool {

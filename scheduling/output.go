@@ -2,8 +2,11 @@ package scheduling
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -137,6 +140,8 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 		}
 		if v, ok := r.Any(); ok {
 			labels[k] = v
+		} else if v, ok := existenceValue(r); ok {
+			labels[k] = v
 		}
 	}
 	labels[requirements.LabelHostname] = n.name
@@ -149,6 +154,17 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 	}
 	if _, ok := labels[requirements.LabelOS]; !ok {
 		labels[requirements.LabelOS] = requirements.OSLinux
+	}
+	// Kubelet and the node lifecycle controller also write the beta names of these labels, so
+	// a pod selecting on an old name runs there too.
+	for _, k := range []string{requirements.LabelTopologyZone, requirements.LabelTopologyRegion, requirements.LabelInstanceType, requirements.LabelArch, requirements.LabelOS} {
+		if v, ok := labels[k]; ok {
+			for _, old := range requirements.DeprecatedKeysOf(k) {
+				if strings.HasPrefix(old, "beta.kubernetes.io/") || strings.HasPrefix(old, "failure-domain.beta.kubernetes.io/") {
+					labels[old] = v
+				}
+			}
+		}
 	}
 	names := s.optionNames(n)
 	nc := NodeClaim{
@@ -171,6 +187,30 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", formatVector(s.dims, c.option.daemons)))
 	}
 	return nc, true
+}
+
+// existenceValue returns a value for a key a requirement needs on the node without naming
+// one (Exists, Gt, Lt): the smallest non-negative integer it allows, where Karpenter would
+// pick a random one.
+func existenceValue(r *requirements.Requirement) (string, bool) {
+	if (requirements.Requirements{r.Key: r}).Matches(nil) {
+		return "", false // the node may go without the label
+	}
+	start := int64(0)
+	for _, nsr := range r.NodeSelectorRequirements() {
+		if nsr.Operator != corev1.NodeSelectorOpGt || len(nsr.Values) != 1 {
+			continue
+		}
+		if n, err := strconv.ParseInt(nsr.Values[0], 10, 64); err == nil && n >= start && n < math.MaxInt64 {
+			start = n + 1
+		}
+	}
+	for i := start; i < start+1000 && i >= 0; i++ {
+		if v := strconv.FormatInt(i, 10); r.Has(v) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func copyTaints(t []corev1.Taint) []corev1.Taint {

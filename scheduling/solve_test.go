@@ -214,6 +214,24 @@ func TestSolveNodeAffinity(t *testing.T) {
 			"unschedulable b-web: NodeAffinity",
 		},
 	}, {
+		name: "a selector on a beta label name means the label",
+		pods: pods(tb.Pod("app").CPU("1").NodeSelector("failure-domain.beta.kubernetes.io/zone", "us-west-2b")),
+		want: []string{"default-1 c2 us-west-2b spot: app"},
+	}, {
+		name: "the region follows from the zones",
+		pods: pods(tb.Pod("app").CPU("1").NodeSelector("topology.kubernetes.io/region", "us-west-2"), tb.Pod("eu").CPU("1").NodeSelector("topology.kubernetes.io/region", "eu-west-1")),
+		want: []string{"default-1 c2 us-west-2a spot: app", "unschedulable eu: NodeAffinity"},
+	}, {
+		name:  "a nodepool requiring a custom label to exist gives its nodes one",
+		pods:  pods(tb.Pod("app").CPU("1").RequiredTerm(tb.Exists("team")), tb.Pod("big").CPU("1").RequiredTerm(corev1.NodeSelectorRequirement{Key: "tier", Operator: corev1.NodeSelectorOpGt, Values: []string{"2"}})),
+		pools: pools(tb.NodePool("default", c2()).Requirement("team", corev1.NodeSelectorOpExists).Requirement("tier", corev1.NodeSelectorOpExists).Obj()),
+		want:  []string{"default-1 c2 us-west-2a spot: app big"},
+		check: func(t *testing.T, p scheduling.Plan) {
+			labels := nodeClaim(t, p, "default-1").Labels
+			require.Equal(t, "0", labels["team"])
+			require.Equal(t, "3", labels["tier"])
+		},
+	}, {
 		name: "NotIn on an undefined label is met by a node without it",
 		pods: pods(tb.Pod("app").CPU("1").RequiredTerm(tb.NotIn("team", "db"))),
 		want: []string{"default-1 c2 us-west-2a spot: app"},
@@ -760,6 +778,12 @@ func TestSolveNewNodeLabels(t *testing.T) {
 		"kubernetes.io/os":                  "linux",
 		"karpenter.k8s.aws/instance-family": "m7g",
 		"team":                              "web",
+		// written by kubelet and the node lifecycle controller too
+		"failure-domain.beta.kubernetes.io/zone":   "us-west-2a",
+		"failure-domain.beta.kubernetes.io/region": "us-west-2",
+		"beta.kubernetes.io/instance-type":         "m7g.large",
+		"beta.kubernetes.io/arch":                  "arm64",
+		"beta.kubernetes.io/os":                    "linux",
 	}, nc.Labels)
 	require.Equal(t, []corev1.Taint{{Key: "dedicated", Value: "web", Effect: corev1.TaintEffectNoSchedule}}, nc.Taints)
 	require.Equal(t, "2", ptr(nc.Capacity[corev1.ResourceCPU]).String())
