@@ -153,14 +153,23 @@ func (c *cluster) refresh(n *simNode) {
 	n.view = view
 }
 
-// existingFor lists the solver views of every node that stays when the named nodes go.
-func (c *cluster) existingFor(leaving map[string]bool) []*scheduling.ExistingNode {
+// existingFor lists the solver views of every node that stays when the leaving nodes go;
+// nodes to avoid are shown cordoned, so they take no pods but their pods still count.
+func (c *cluster) existingFor(leaving, avoid map[string]bool) []*scheduling.ExistingNode {
 	out := make([]*scheduling.ExistingNode, 0, len(c.nodes))
 	for _, n := range c.nodes {
 		if n.removed || leaving[n.name] {
 			continue
 		}
-		out = append(out, n.view)
+		if !avoid[n.name] {
+			out = append(out, n.view)
+			continue
+		}
+		view := *n.view
+		node := *view.Node
+		node.Spec.Unschedulable = true
+		view.Node = &node
+		out = append(out, &view)
 	}
 	return out
 }

@@ -147,7 +147,7 @@ func (d *decider) multiNode() {
 			return false
 		}
 		tried[key] = true
-		o := d.simulate(set)
+		o := d.simulate(set, nil)
 		if d.check(o) != "" {
 			return false
 		}
@@ -332,7 +332,7 @@ func (d *decider) singleNode() {
 			c.block("%s", why)
 			continue
 		}
-		o := d.simulate([]*nodeState{c})
+		o := d.simulate([]*nodeState{c}, nil)
 		if why := d.check(o); why != "" {
 			c.block("%s", why)
 			continue

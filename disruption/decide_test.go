@@ -403,3 +403,24 @@ func TestInvalidInput(t *testing.T) {
 		})
 	}
 }
+
+func TestDriftDoesNotMovePodsOntoNodesItAlsoReplaces(t *testing.T) {
+	// Every node drifted (medium left the NodePool). Pods go to the replacements, never to a
+	// node that a later command of the same decision replaces.
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{pool("default", small, large).Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
+		Nodes: []*disruption.Node{
+			running("a", "default", medium, "on-demand", pod("web-0", "1")),
+			running("b", "default", medium, "on-demand", pod("web-1", "1")),
+			running("c", "default", medium, "on-demand", pod("web-2", "1")),
+		},
+	})
+	assert.Equal(t, []string{
+		"Drift replace [a] -> [on-demand/small] 0.10",
+		"Drift delete [b] -> [] 0.20",
+		"Drift replace [c] -> [on-demand/small] 0.10",
+	}, summary(d))
+	assert.Equal(t, []disruption.Move{{Pod: "default/web-1", To: "default-1"}}, d.Commands[1].Moves, "onto a's replacement")
+	assert.Equal(t, "default-2", d.Commands[2].Replacements[0].Name, "replacement names stay unique across commands")
+	assert.Equal(t, disruption.Summary{Nodes: 3, NodesAfter: 2, HourlyCostBefore: 0.6, HourlyCostAfter: 0.2}, d.Summary)
+}

@@ -82,13 +82,18 @@ func (d *decider) expiration() {
 		}
 		return cands[i].name < cands[j].name
 	})
-	for _, n := range cands {
+	for i, n := range cands {
 		o := &outcome{cands: []*nodeState{n}}
 		if !n.empty() {
 			if !d.simulationsLeft(n, MaxExpirationSimulations, MethodExpiration) {
 				continue
 			}
-			o = d.simulate(o.cands)
+			// Expiration is not budgeted: every later candidate goes too, so none takes pods.
+			avoid := map[string]bool{}
+			for _, later := range cands[i+1:] {
+				avoid[later.name] = true
+			}
+			o = d.simulate(o.cands, avoid)
 			if o.solveErr != "" {
 				n.block("expired (%s), but %s", n.expired, o.solveErr)
 				continue
@@ -116,9 +121,10 @@ func (d *decider) expiration() {
 // drift replaces nodes that no longer match their NodePool, one command per node, within
 // the Drifted budget, when every evicted pod can run elsewhere.
 func (d *decider) drift() {
-	for _, n := range d.ranked(func(n *nodeState) bool {
+	cands := d.ranked(func(n *nodeState) bool {
 		return n.hard == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
-	}) {
+	})
+	for i, n := range cands {
 		if !d.budgetAllows(n, scheduling.ReasonDrifted) || !d.pdbsAllow(n) {
 			continue
 		}
@@ -127,7 +133,7 @@ func (d *decider) drift() {
 			if !d.simulationsLeft(n, MaxDriftSimulations, MethodDrift) {
 				continue
 			}
-			o = d.simulate(o.cands)
+			o = d.simulate(o.cands, d.nextDrifted(n, cands[i+1:]))
 			if !o.allPlaced() {
 				n.block("drifted (%s), but %s", n.drifted, o.failure())
 				continue
@@ -138,6 +144,24 @@ func (d *decider) drift() {
 		d.commands = append(d.commands, cmd)
 		d.commit(o)
 	}
+}
+
+// nextDrifted returns the later drift candidates the budgets let go after n in this
+// decision: pods evicted from n should not land on them.
+func (d *decider) nextDrifted(n *nodeState, later []*nodeState) map[string]bool {
+	left := map[string]int{}
+	for name, b := range d.budgets {
+		left[name] = b.remaining(scheduling.ReasonDrifted)
+	}
+	left[n.poolName]--
+	avoid := map[string]bool{}
+	for _, c := range later {
+		if left[c.poolName] > 0 {
+			left[c.poolName]--
+			avoid[c.name] = true
+		}
+	}
+	return avoid
 }
 
 // sortPodsBySize orders pods largest first (cpu, memory), then by key, as the solver does.

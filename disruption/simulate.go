@@ -48,8 +48,9 @@ func (o *outcome) failure() string {
 }
 
 // simulate plans the pods of cands onto the rest of the cluster, with new nodes from the
-// NodePools when needed, keeping every pod's constraints.
-func (d *decider) simulate(cands []*nodeState) *outcome {
+// NodePools when needed, keeping every pod's constraints. Nodes in avoid take no pods (they
+// are about to be disrupted too) but keep counting for spread and affinity.
+func (d *decider) simulate(cands []*nodeState, avoid map[string]bool) *outcome {
 	d.simulations++
 	o := &outcome{cands: cands, to: map[string]string{}, failed: map[string]string{}, pods: map[string]*corev1.Pod{}}
 	leaving := make(map[string]bool, len(cands))
@@ -70,7 +71,7 @@ func (d *decider) simulate(cands []*nodeState) *outcome {
 	}
 	in := d.base
 	in.Pods = pods
-	in.ExistingNodes = d.cluster.existingFor(leaving)
+	in.ExistingNodes = d.cluster.existingFor(leaving, avoid)
 	plan, err := scheduling.Solve(in)
 	if err != nil {
 		o.solveErr = fmt.Sprintf("the simulation failed: %v", err)
@@ -178,8 +179,11 @@ func (d *decider) command(method, reason string, o *outcome) Command {
 	for _, c := range o.cands {
 		cmd.Candidates = append(cmd.Candidates, c.candidate())
 		price += c.price
-		for _, p := range c.movable {
-			cmd.Evictions = append(cmd.Evictions, podKey(p))
+		// The node's pods now, with those earlier commands moved onto it.
+		for _, p := range d.cluster.byName[c.name].pods {
+			if reschedulable(p) {
+				cmd.Evictions = append(cmd.Evictions, podKey(p))
+			}
 		}
 	}
 	sort.Strings(cmd.Evictions)
