@@ -29,6 +29,8 @@ type newNode struct {
 	pods     []*podInfo
 	notes    []string
 	index    int // position in the solver's free-room index
+	// price is the cheapest price the node can launch at now.
+	price float64
 }
 
 // free is the most room any remaining option leaves.
@@ -51,7 +53,7 @@ type candidate struct {
 // nodeRequirements returns the requirement sets a pod could add to base: each alternative of
 // the pod (with the preference in force) crossed with each alternative of its volumes,
 // dropping combinations that contradict base. The first return is false when none is left.
-func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, pool *poolState) ([]requirements.Requirements, string) {
+func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, pool *poolState, explain bool) ([]requirements.Requirements, string) {
 	// The scratch slice is reused across calls: callers finish with the result before the
 	// next call.
 	out := s.altScratch[:0]
@@ -62,7 +64,7 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 		// A key the pod requires must be defined by the NodePool itself; another pod's NotIn
 		// or DoesNotExist on base does not define it.
 		if !base.IsCompatible(alt, pool.allowUndefined) || !pool.reqs.IsCompatible(alt, pool.allowUndefined) {
-			if why == "" {
+			if explain && why == "" {
 				err := pool.reqs.Compatible(alt, pool.allowUndefined)
 				if err == nil {
 					err = base.Compatible(alt, pool.allowUndefined)
@@ -85,7 +87,7 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 		}
 		for _, v := range p.volumes.Alternatives {
 			if merged.Conflict(v) != "" {
-				if why == "" {
+				if explain && why == "" {
 					why = "volume " + merged.Intersects(v).Error()
 				}
 				continue
@@ -152,7 +154,10 @@ func typeAllows(t *typeOption, reqs requirements.Requirements) bool {
 // tryNewNode checks whether pod p can join node n; on success it returns the state to commit.
 func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, rejection) {
 	if t, bad := p.untoleratedTaint(n.pool.np.Taints); bad {
-		return candidate{}, reject(explain, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
+		if !explain {
+			return candidate{}, rejection{constraint: ConstraintTaints, stage: stageTaints}
+		}
+		return candidate{}, reject(true, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
 	}
 	if !resources.FitsSum(n.used, p.requests, n.maxRoom) {
 		if !explain {
@@ -161,12 +166,15 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 		return candidate{}, reject(explain, ConstraintResources, stageResources, "node %s is full", n.name)
 	}
 	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
-		return candidate{}, reject(explain, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
+		if !explain {
+			return candidate{}, rejection{constraint: ConstraintHostPorts, stage: stageHostPorts}
+		}
+		return candidate{}, reject(true, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
 	}
 	if r := s.volumeFits(p, n.attach, nil, n.name, false); r.failed() {
 		return candidate{}, r
 	}
-	alts, why := s.nodeRequirements(p, n.reqs, n.pool)
+	alts, why := s.nodeRequirements(p, n.reqs, n.pool, explain)
 	if len(alts) == 0 {
 		return candidate{}, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "%s", why)
 	}
@@ -182,7 +190,17 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 		changed := len(reqs) != len(n.reqs) || !sameRequirements(reqs, n.reqs)
 		options := s.fitOptions(n.options, reqs, changed, n.used, p, n.pool, n.reserved, n.attach)
 		if options == nil {
-			last = reject(explain, ConstraintResources, stageResources, "no instance type option of %s fits", n.name)
+			last = rejection{constraint: ConstraintResources, stage: stageResources}
+			if explain {
+				last = reject(true, ConstraintResources, stageResources, "no instance type option of %s fits", n.name)
+			}
+			continue
+		}
+		if (len(options) != len(n.options) || changed) && !proportionalGrowth(n, p, cheapestUnder(options, reqs)) {
+			last = rejection{constraint: ConstraintResources, stage: stageResources}
+			if explain {
+				last = reject(true, ConstraintResources, stageResources, "adding the pod would move %s to a disproportionately pricier type", n.name)
+			}
 			continue
 		}
 		notes, r := s.checkMinValues(n.pool, options, reqs, explain)
@@ -224,6 +242,9 @@ func cheaperCandidate(a, b candidate) bool {
 
 // commitNewNode applies a successful tryNewNode.
 func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
+	if len(c.options) != len(n.options) || !sameRequirements(c.reqs, n.reqs) || len(c.reqs) != len(n.reqs) {
+		n.price = cheapestUnder(c.options, c.reqs)
+	}
 	n.reqs = c.reqs
 	p.placedAlt = c.alt
 	if len(c.options) != len(n.options) {
@@ -250,10 +271,16 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 		return nil, reject(true, ConstraintLimits, stageLimits, "limits reached (%s)", pool.exhaustedLimits(s.dims))
 	}
 	if t, bad := p.untoleratedTaint(pool.np.Taints); bad {
-		return nil, reject(explain, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
+		if !explain {
+			return nil, rejection{constraint: ConstraintTaints, stage: stageTaints}
+		}
+		return nil, reject(true, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
 	}
 	if hp, bad := portConflict(pool.daemonPorts, p.hostPorts); bad {
-		return nil, reject(explain, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken by a daemon", hp.port, hp.protocol)
+		if !explain {
+			return nil, rejection{constraint: ConstraintHostPorts, stage: stageHostPorts}
+		}
+		return nil, reject(true, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken by a daemon", hp.port, hp.protocol)
 	}
 	name := s.nextNodeName(pool)
 	base := pool.reqs.Copy()
@@ -275,7 +302,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	if r := s.volumeFits(p, n.attach, nil, n.name, explain); r.failed() {
 		return nil, r
 	}
-	alts, why := s.nodeRequirements(p, base, pool)
+	alts, why := s.nodeRequirements(p, base, pool, explain)
 	if len(alts) == 0 {
 		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "%s", why)
 	}
@@ -313,6 +340,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
 	pool.reserveNode()
 	n.notes = best.notes
+	n.price = cheapestUnder(n.options, n.reqs)
 	p.placedAlt = best.alt
 	n.used.Add(p.requests)
 	n.ports = append(n.ports, p.hostPorts...)
@@ -335,12 +363,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 	if !explain {
 		return rejection{constraint: ConstraintResources, stage: stageResources}
 	}
-	var compatible []*typeOption
-	for _, t := range pool.types {
-		if typeAllows(t, reqs) {
-			compatible = append(compatible, t)
-		}
-	}
+	compatible := pool.compatibleTypes(reqs)
 	if len(compatible) == 0 {
 		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "no instance type with an available offering satisfies %s", describeRequirements(reqs, pool))
 	}
@@ -501,4 +524,35 @@ func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
 		b.WriteString(reqs[k].String())
 	}
 	return b.String()
+}
+
+// growthSlack is how much faster than its requests a node's price may grow when a pod joins.
+const growthSlack = 1.25
+
+// proportionalGrowth reports whether a node may take a pod that raises its cheapest price to
+// newPrice. First-fit keeps adding pods while any option still fits, which on a real catalog
+// ends on the few huge, costly types (memory-optimised u-* instances) once the usual families
+// are full. A pod may join only if the price grows no faster than the node's requests (with
+// some slack); otherwise the pod is better off on another or a new node.
+func proportionalGrowth(n *newNode, p *podInfo, newPrice float64) bool {
+	if n.price <= 0 || newPrice <= n.price {
+		return true
+	}
+	growth := 1.0
+	for i, add := range p.requests {
+		if add == 0 || i == resources.Pods {
+			continue
+		}
+		if n.used[i] == 0 {
+			return true // a resource the node did not use yet: no basis for comparison
+		}
+		growth = max(growth, float64(n.used[i]+add)/float64(n.used[i]))
+	}
+	return newPrice/n.price <= growth*growthSlack
+}
+
+// cheapestUnder is the lowest price any option can launch at under reqs, or 0 with none.
+func cheapestUnder(options []*typeOption, reqs requirements.Requirements) float64 {
+	c, _ := cheapestChoice(options, reqs)
+	return c.offering.Price
 }

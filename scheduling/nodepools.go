@@ -34,6 +34,8 @@ type poolState struct {
 	// minValues lists the pool's keys with a minValues bound.
 	minValues []minValuesRule
 	nodeCount int
+	// compatible memoises compatibleTypes, for explanations.
+	compatible map[string][]*typeOption
 }
 
 type minValuesRule struct {
@@ -220,6 +222,32 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	}
 }
 
+// compatibleTypes returns the pool's types that can meet reqs (the hostname aside), memoised:
+// the pods that fail for want of room often share their requirements.
+func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOption {
+	var key strings.Builder
+	for _, k := range reqs.Keys() {
+		if k != requirements.LabelHostname {
+			key.WriteString(reqs[k].String())
+			key.WriteByte(0)
+		}
+	}
+	if out, ok := p.compatible[key.String()]; ok {
+		return out
+	}
+	var out []*typeOption
+	for _, t := range p.types {
+		if typeAllows(t, reqs) {
+			out = append(out, t)
+		}
+	}
+	if p.compatible == nil {
+		p.compatible = map[string][]*typeOption{}
+	}
+	p.compatible[key.String()] = out
+	return out
+}
+
 // offeringRegions returns the regions of the type's available offerings when every zone names
 // its region, else nil.
 func offeringRegions(it *instancetype.InstanceType) []string {
@@ -228,14 +256,45 @@ func offeringRegions(it *instancetype.InstanceType) []string {
 		if !o.Available {
 			continue
 		}
-		m := zoneSuffix.FindStringSubmatch(o.Zone)
-		if m == nil {
+		region, ok := zoneRegion(o.Zone)
+		if !ok {
 			return nil
 		}
-		out = append(out, m[1])
+		out = append(out, region)
 	}
 	return out
 }
+
+// zoneRegion returns the region of a zone named <region><letter>, the region being
+// <letters>-<letters>-<digits> (us-west-2a: us-west-2), as zoneSuffix matches, without a
+// regular expression: it runs for every offering of every type.
+func zoneRegion(zone string) (string, bool) {
+	n := len(zone)
+	if n < 2 || !isLower(zone[n-1]) {
+		return "", false
+	}
+	part, length := 0, 0
+	for i := 0; i < n-1; i++ {
+		c := zone[i]
+		switch {
+		case c == '-':
+			if length == 0 || part == 2 {
+				return "", false
+			}
+			part, length = part+1, 0
+		case part < 2 && isLower(c), part == 2 && c >= '0' && c <= '9':
+			length++
+		default:
+			return "", false
+		}
+	}
+	if part != 2 || length == 0 {
+		return "", false
+	}
+	return zone[:n-1], true
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func offeringLess(a, b instancetype.Offering) bool {
 	if a.Price != b.Price {
