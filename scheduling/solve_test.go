@@ -409,6 +409,14 @@ func TestSolveLimits(t *testing.T) {
 			"unschedulable db-1: Limits",
 		},
 	}, {
+		name:  "a limit on an extended resource",
+		pods:  pods(tb.Pod("train").CPU("1").GPU("1").Replicas(2)),
+		pools: pools(tb.NodePool("gpu", g4()).Limit("nvidia.com/gpu", "1").Obj()),
+		want: []string{
+			"gpu-1 g4 us-west-2a spot: train-0",
+			"unschedulable train-1: Limits",
+		},
+	}, {
 		name: "pods the heavier nodepool's limits block go to the next",
 		pods: pods(tb.Pod("web").CPU("3").Replicas(2)),
 		pools: pools(
