@@ -18,10 +18,11 @@ const MinSpotToSpotOptions = 15
 // priceEpsilon absorbs float noise when prices are compared.
 const priceEpsilon = 1e-9
 
-// consolidationCandidates are the nodes consolidation may remove, best first.
+// consolidationCandidates are the nodes consolidation may remove, best first. Empty nodes
+// are Emptiness's, under the Empty budget.
 func (d *decider) consolidationCandidates() []*nodeState {
 	return d.ranked(func(n *nodeState) bool {
-		return !n.acted && n.hard == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == "" && n.underutilized == ""
+		return !n.acted && !n.empty() && n.hard == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == "" && n.underutilized == ""
 	})
 }
 
@@ -85,6 +86,47 @@ func (d *decider) cheaperSpotOptions(r scheduling.NodeClaim, price float64) int 
 		}
 	}
 	return k
+}
+
+// trimOptions keeps, for a single replacement, only the instance-type options cheaper than
+// the nodes it replaces (with its capacity type), so a launch that cannot get the cheapest
+// one never lands on something pricier; a spot replacement of one spot node keeps the 15
+// cheapest, so the new node is not itself consolidated right away (Karpenter's rules).
+func (d *decider) trimOptions(o *outcome) {
+	if len(o.replacements) != 1 {
+		return
+	}
+	price := 0.0
+	allSpot := true
+	for _, c := range o.cands {
+		price += c.price
+		allSpot = allSpot && c.capacityType == requirements.CapacityTypeSpot
+	}
+	r := &o.replacements[0]
+	kept := []string{}
+	for _, name := range r.InstanceTypeOptions {
+		if p := d.optionPrice(r.NodePool, name, r.CapacityType); p < price-priceEpsilon {
+			kept = append(kept, name)
+		}
+	}
+	if allSpot && len(o.cands) == 1 && r.CapacityType == requirements.CapacityTypeSpot && len(kept) > MinSpotToSpotOptions {
+		kept = kept[:MinSpotToSpotOptions]
+	}
+	r.InstanceTypeOptions = kept
+}
+
+// optionPrice is the cheapest available offering of a NodePool's instance type with the
+// capacity type, or +Inf.
+func (d *decider) optionPrice(pool, name, capacityType string) float64 {
+	best := math.Inf(1)
+	if it := d.catalog[pool][name]; it != nil {
+		for _, o := range it.Offerings {
+			if o.Available && o.CapacityType == capacityType {
+				best = math.Min(best, o.Price)
+			}
+		}
+	}
+	return best
 }
 
 func describeClaims(claims []scheduling.NodeClaim) string {
@@ -191,6 +233,7 @@ func (d *decider) multiNode() {
 		return
 	}
 	sort.SliceStable(best.cands, func(i, j int) bool { return rankLess(best.cands[i], best.cands[j]) })
+	d.trimOptions(best)
 	d.commands = append(d.commands, d.command(MethodMultiNodeConsolidation, scheduling.ReasonUnderutilized, best))
 	d.commit(best)
 	for _, c := range list {
@@ -337,6 +380,7 @@ func (d *decider) singleNode() {
 			c.block("%s", why)
 			continue
 		}
+		d.trimOptions(o)
 		d.commands = append(d.commands, d.command(MethodSingleNodeConsolidation, scheduling.ReasonUnderutilized, o))
 		d.commit(o)
 		done = c

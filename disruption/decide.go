@@ -270,11 +270,11 @@ func (d *decider) whyNot(n *nodeState) string {
 	if n.expired != "" && d.winner != "" && methodBefore(d.winner, MethodExpiration) {
 		return waits(n.expired)
 	}
-	if n.doNotDisrupt != "" {
-		return n.doNotDisrupt
-	}
-	if n.pdb != "" {
-		return n.pdb
+	if blocker := firstNonEmpty(n.doNotDisrupt, n.pdb); blocker != "" {
+		if n.drifted != "" {
+			return fmt.Sprintf("drifted (%s), but %s", n.drifted, blocker)
+		}
+		return blocker
 	}
 	if n.drifted != "" && d.winner != "" && methodBefore(d.winner, MethodDrift) {
 		return waits("drifted: " + n.drifted)

@@ -251,7 +251,10 @@ func TestSpotToSpotNeedsFlexibility(t *testing.T) {
 			types = append(types, testbuild.Type(fmt.Sprintf("flex-%02d", i), "2", "8Gi", 30).Offer(zoneA, "spot", 0.04+float64(i)*0.001).Obj())
 		}
 		d := decide(t, disruption.Input{NodePools: []*scheduling.NodePool{spotPool(types...)}, Nodes: []*disruption.Node{node()}})
-		assert.Equal(t, []string{"SingleNodeConsolidation replace [spot] -> [spot/flex-00] 0.12"}, summary(d))
+		require.Equal(t, []string{"SingleNodeConsolidation replace [spot] -> [spot/flex-00] 0.12"}, summary(d))
+		options := d.Commands[0].Replacements[0].InstanceTypeOptions
+		assert.Len(t, options, 15, "a spot replacement launches from the 15 cheapest types, all cheaper than the node")
+		assert.NotContains(t, options, "large")
 	})
 	t.Run("several spot nodes together need no flexibility", func(t *testing.T) {
 		d := decide(t, disruption.Input{
@@ -350,6 +353,24 @@ func TestDriftFromChangedRequirement(t *testing.T) {
 	require.Equal(t, []string{"Drift replace [spot] -> [on-demand/medium] -0.12"}, summary(d))
 	assert.Equal(t, []string{"drifted: label karpenter.sh/capacity-type=spot no longer meets NodePool default's requirement karpenter.sh/capacity-type In [on-demand]"}, d.Commands[0].Notes)
 	assert.Contains(t, blockedReason(d, "od"), "Drift acted first")
+}
+
+func TestLargeNodeReplacementOptionsAreCheaper(t *testing.T) {
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{pool("default").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
+		Nodes:     []*disruption.Node{running("big", "default", large, "on-demand", pod("web-0", "1"))},
+	})
+	require.Len(t, d.Commands, 1)
+	assert.Equal(t, []string{"small", "medium"}, d.Commands[0].Replacements[0].InstanceTypeOptions, "large is not cheaper than the node it replaces")
+}
+
+func TestDriftedButProtected(t *testing.T) {
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{pool("default", small, large).Obj()},
+		Nodes:     []*disruption.Node{running("a", "default", medium, "on-demand", testbuild.Pod("db-0").CPU("1").Annotation("karpenter.sh/do-not-disrupt", "true").Obj())},
+	})
+	assert.Empty(t, d.Commands)
+	assert.Equal(t, "drifted (instance type medium is no longer among NodePool default's instance types), but pod default/db-0 has karpenter.sh/do-not-disrupt", blockedReason(d, "a"))
 }
 
 func TestDriftFromRemovedInstanceType(t *testing.T) {
