@@ -25,7 +25,7 @@ format --catalog reads.`
 
 func runCatalog(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("catalog", "nodeplan catalog [--catalog aws|synthetic|FILE] [--region R] [-l selector] [-o table|json|yaml]", catalogDescription, stderr)
-	catalogFlags := addCatalogFlags(fs)
+	catalogFlags := addCatalogFlags(fs, false)
 	var selector, output string
 	fs.StringVar(&selector, "l", "", "label `selector` to filter instance types (as kubectl -l)")
 	fs.StringVar(&selector, "selector", "", "label `selector` (same as -l)")

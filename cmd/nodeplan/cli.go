@@ -27,6 +27,8 @@ type command struct {
 // variable, so that a command may print the general usage without an initialization cycle.
 func commands() []command {
 	return []command{
+		{"plan", "plan the nodes for the pending pods of some manifests", runPlan},
+		{"consolidate", "decide which running nodes to delete or replace", runConsolidate},
 		{"catalog", "list the instance types of a catalog, cheapest first", runCatalog},
 	}
 }

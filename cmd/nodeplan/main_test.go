@@ -25,7 +25,7 @@ func TestRunDispatch(t *testing.T) {
 	}{
 		{"no command", nil, exitUsage, "", "Usage:\n  nodeplan <command>"},
 		{"unknown command", []string{"plant"}, exitUsage, "", `unknown command "plant"`},
-		{"help", []string{"help"}, exitOK, "Commands:\n  catalog", ""},
+		{"help", []string{"help"}, exitOK, "Commands:\n  plan", ""},
 		{"-h", []string{"-h"}, exitOK, "Commands:", ""},
 		{"--help", []string{"--help"}, exitOK, "Commands:", ""},
 		{"help for a command", []string{"help", "catalog"}, exitOK, "nodeplan catalog [--catalog aws|synthetic|FILE]", ""},

@@ -1,0 +1,56 @@
+// Package app is what the nodeplan CLI does between parsing its flags and printing: load the
+// manifests and the instance-type catalog, pick the region, run scheduling.Solve or
+// disruption.Decide, and render the answer as a table, the nodeplan/v1 documents or an
+// explanation. The CLI is a thin layer over it, and the tests under examples/ call it to run
+// exactly what "nodeplan plan" and "nodeplan consolidate" run. It is not a stable API.
+//
+//	res, err := app.Plan(app.Config{Paths: []string{"examples/stateful-ebs"}})
+//	if err != nil {
+//		return err // names the file, document and field
+//	}
+//	app.WritePlanTable(os.Stdout, res)
+package app
+
+import (
+	"io"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/manifest"
+)
+
+// Config is what the command line says.
+type Config struct {
+	// Paths are files and directories of manifests; "-" reads Stdin.
+	Paths []string
+	Stdin io.Reader
+	// Catalog is aws (the default when empty), synthetic or the path of a catalog file.
+	Catalog string
+	// Region of the catalog; when empty, the region the input's zones imply, else the
+	// catalog's default (us-west-2 for aws).
+	Region string
+}
+
+// load reads the manifests, then the catalog of the region they imply. The bundle is returned
+// with a later error too, so that its warnings can still be shown.
+func (c Config) load() (*manifest.Bundle, *instancetype.Catalog, error) {
+	b, err := manifest.Load(c.Paths, c.Stdin)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := c.Catalog
+	if name == "" {
+		name = "aws"
+	}
+	region := c.Region
+	if region == "" && (name == "aws" || name == "synthetic") {
+		// A catalog file knows its own region; the embedded ones follow the input.
+		if region, err = InferRegion(b); err != nil {
+			return b, nil, err
+		}
+	}
+	cat, err := LoadCatalog(name, region)
+	if err != nil {
+		return b, nil, err
+	}
+	return b, cat, nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"io"
+	"time"
+
+	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
+)
+
+const consolidateDescription = `
+Decide which running nodes Karpenter's disruption would delete or replace now: emptiness,
+expiration, drift, multi-node and single-node consolidation, within NodePool budgets,
+PodDisruptionBudgets and karpenter.sh/do-not-disrupt; and why every other node stays.
+
+-f reads the running cluster as "kubectl get -o yaml" writes it (files, directories, - for
+stdin): Nodes (their labels give NodePool, instance type, zone and capacity type; the catalog
+gives their price), Pods with spec.nodeName, NodeClaims when present (creation time,
+Initialized, Consolidatable), PodDisruptionBudgets, NodePools, DaemonSets, volumes; pending
+pods are planned too, so room they need is not promised to evicted pods.
+
+--now is the time the decision is made at (RFC 3339, default: the current time): node ages,
+expireAfter, consolidateAfter and budget schedules are measured against it.
+
+-o json and -o yaml print the nodeplan/v1 Decisions document.`
+
+func runConsolidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("consolidate", "nodeplan consolidate -f PATH... [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [-o table|json|yaml]", consolidateDescription, stderr)
+	in := addInputFlags(fs)
+	var nowFlag string
+	fs.StringVar(&nowFlag, "now", "", "decision `time` in RFC 3339, e.g. 2026-01-10T12:00:00Z (default: the current time)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if msg := in.check(); msg != "" {
+		return badFlag(stderr, fs, "%s", msg)
+	}
+	var now time.Time
+	if nowFlag == "" {
+		now = time.Now() // the only clock read: the library takes time as input
+	} else {
+		var err error
+		if now, err = time.Parse(time.RFC3339, nowFlag); err != nil {
+			return badFlag(stderr, fs, "invalid --now %q: use RFC 3339, e.g. 2026-01-10T12:00:00Z", nowFlag)
+		}
+	}
+
+	res, err := app.Consolidate(in.config(stdin), now)
+	if res != nil {
+		warn(stderr, res.Bundle.Warnings)
+	}
+	if err != nil {
+		return inputError(stderr, fs, err)
+	}
+	if in.output == "table" {
+		return outputError(stderr, fs, app.WriteDecisionsTable(stdout, res))
+	}
+	data, err := app.Encode(app.NewDecisionsDocument(res.Decisions), in.output)
+	if err != nil {
+		return inputError(stderr, fs, err)
+	}
+	_, err = stdout.Write(data)
+	return outputError(stderr, fs, err)
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+const planDescription = `
+Plan the nodes Karpenter would launch for the pending pods in the manifests: which new nodes
+(NodePool, instance type, zone, capacity type, price), which pods go on existing nodes, and
+which pods cannot be scheduled and why.
+
+-f takes files and directories (every *.yaml, *.yml and *.json below them) and - for stdin;
+repeat it or separate paths with commas. Deployments, StatefulSets, Jobs… expand into their
+pods; Pods with spec.nodeName and Nodes are the running cluster. Without a NodePool in the
+input, a "default" NodePool with no requirements is used. Every NodePool may choose any
+instance type of the catalog its requirements allow.
+
+The table shows, per new node, the share of its allocatable CPU and memory that its pods and
+the DaemonSet pods it would run request. -o json and -o yaml print the nodeplan/v1 Plan
+document. --explain NAMESPACE/POD tells where one pod goes and what constrained it.
+
+Exit status: 0 when a plan was made (even with unschedulable pods), 1 for unusable input,
+2 for a bad command line.`
+
+// pathsFlag collects -f values: repeated, or comma-separated.
+type pathsFlag []string
+
+func (p *pathsFlag) String() string { return strings.Join(*p, ",") }
+
+func (p *pathsFlag) Set(v string) error {
+	for _, path := range strings.Split(v, ",") {
+		if path != "" {
+			*p = append(*p, path)
+		}
+	}
+	return nil
+}
+
+// inputFlags are the flags of the commands that read manifests.
+type inputFlags struct {
+	paths   pathsFlag
+	catalog *catalogFlags
+	output  string
+}
+
+func addInputFlags(fs *flag.FlagSet) *inputFlags {
+	f := &inputFlags{catalog: addCatalogFlags(fs, true)}
+	fs.Var(&f.paths, "f", "manifest `PATH`: a file, a directory or - for stdin (repeatable)")
+	fs.Var(&f.paths, "filename", "manifest `PATH` (same as -f)")
+	fs.StringVar(&f.output, "o", "table", "output `format`: table, json or yaml")
+	fs.StringVar(&f.output, "output", "table", "output `format` (same as -o)")
+	return f
+}
+
+// check validates the flags after parsing; a non-empty message is a bad command line.
+func (f *inputFlags) check() string {
+	if len(f.paths) == 0 {
+		return "no input: give manifests with -f PATH (a file, a directory or - for stdin)"
+	}
+	switch f.output {
+	case "table", "json", "yaml":
+		return ""
+	}
+	return fmt.Sprintf("invalid -o %q: use table, json or yaml", f.output)
+}
+
+func (f *inputFlags) config(stdin io.Reader) app.Config {
+	return app.Config{Paths: f.paths, Stdin: stdin, Catalog: f.catalog.catalog, Region: f.catalog.region}
+}
+
+func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort]", planDescription, stderr)
+	in := addInputFlags(fs)
+	var explain, preferences, minValues string
+	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default)")
+	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "preferred scheduling terms: `Respect` (relaxed one at a time when a pod cannot be placed otherwise) or Ignore")
+	fs.StringVar(&minValues, "min-values", string(scheduling.MinValuesStrict), "NodePool minValues: `Strict` (refuse nodes with fewer distinct values) or BestEffort")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if msg := in.check(); msg != "" {
+		return badFlag(stderr, fs, "%s", msg)
+	}
+	opts := scheduling.Options{PreferencePolicy: scheduling.PreferencePolicy(preferences), MinValuesPolicy: scheduling.MinValuesPolicy(minValues)}
+	switch opts.PreferencePolicy {
+	case scheduling.PreferencesRespect, scheduling.PreferencesIgnore:
+	default:
+		return badFlag(stderr, fs, "invalid --preferences %q: use Respect or Ignore", preferences)
+	}
+	switch opts.MinValuesPolicy {
+	case scheduling.MinValuesStrict, scheduling.MinValuesBestEffort:
+	default:
+		return badFlag(stderr, fs, "invalid --min-values %q: use Strict or BestEffort", minValues)
+	}
+	if explain != "" && !strings.Contains(explain, "/") {
+		explain = "default/" + explain
+	}
+
+	res, err := app.Plan(in.config(stdin), opts)
+	if res != nil {
+		warn(stderr, res.Bundle.Warnings)
+	}
+	if err != nil {
+		return inputError(stderr, fs, err)
+	}
+	if explain != "" {
+		text, err := app.Explain(res, explain)
+		if err != nil {
+			return inputError(stderr, fs, err)
+		}
+		_, err = io.WriteString(stdout, text)
+		return outputError(stderr, fs, err)
+	}
+	if in.output == "table" {
+		return outputError(stderr, fs, app.WritePlanTable(stdout, res))
+	}
+	data, err := app.Encode(app.NewPlanDocument(res.Plan), in.output)
+	if err != nil {
+		return inputError(stderr, fs, err)
+	}
+	_, err = stdout.Write(data)
+	return outputError(stderr, fs, err)
+}
+
+// warn prints the loader's warnings, one a line.
+func warn(stderr io.Writer, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+}

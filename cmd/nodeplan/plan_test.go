@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// nodeplanStdin runs the CLI with stdin.
+func nodeplanStdin(stdin string, args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// golden compares got with testdata/golden/name, or rewrites the file under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./cmd/nodeplan -update to create it")
+	require.Equal(t, string(want), got, "differs from %s; if the change is right, run go test ./cmd/nodeplan -update", path)
+}
+
+const (
+	smallCluster  = "testdata/small"
+	smallCatalog  = "testdata/catalog.yaml"
+	scaledToZero  = "../../examples/stateful-ebs/.steps/3-scaled-to-zero"
+	statefulEBS   = "../../examples/stateful-ebs"
+	layeredPinned = "../../examples/layered-constraints"
+)
+
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{"plan-small.json", []string{"plan", "-f", smallCluster, "--catalog", smallCatalog, "-o", "json"}},
+		{"plan-small.yaml", []string{"plan", "-f", smallCluster, "--catalog", smallCatalog, "-o", "yaml"}},
+		{"plan-small.txt", []string{"plan", "-f", smallCluster, "--catalog", smallCatalog}},
+		{"plan-layered-constraints.json", []string{"plan", "-f", layeredPinned, "-o", "json"}},
+		{"consolidate-scaled-to-zero.json", []string{"consolidate", "-f", scaledToZero, "--now", "2026-01-12T10:00:00Z", "-o", "json"}},
+		{"consolidate-scaled-to-zero.txt", []string{"consolidate", "-f", scaledToZero, "--now", "2026-01-12T10:00:00Z"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := nodeplan(tt.args...)
+			require.Equal(t, exitOK, code, stderr)
+			golden(t, tt.golden, stdout)
+		})
+	}
+}
+
+func TestPlanExitCodes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string // substrings of stderr
+	}{
+		{"unschedulable pods still make a plan", []string{"plan", "-f", smallCluster, "--catalog", smallCatalog}, exitOK,
+			[]string{"warning: testdata/small/cluster.yaml: document 6 (Service web)", "skipped"}},
+		{"bad manifest", []string{"plan", "-f", "testdata/bad-workload.yaml"}, exitInput,
+			[]string{"nodeplan plan: ", "testdata/bad-workload.yaml: document 2 (Deployment shop/inflate): spec.template.spec.containers[0].resources.requests.cpu"}},
+		{"missing file", []string{"plan", "-f", "testdata/nope.yaml"}, exitInput, []string{"testdata/nope.yaml", "no such file"}},
+		{"unknown region", []string{"plan", "-f", smallCluster, "--region", "mars-1"}, exitInput, []string{`region "mars-1"`, "known regions:"}},
+		{"zones of two regions", []string{"plan", "-f", "testdata/two-regions.yaml"}, exitInput,
+			[]string{"several regions", "eu-west-1 (Node ip-10-1-0-1)", "us-west-2 (Pod default/web)", "--region"}},
+		{"no -f", []string{"plan"}, exitUsage, []string{"no input: give manifests with -f PATH", `Run "nodeplan plan -h"`}},
+		{"bad -o", []string{"plan", "-f", smallCluster, "-o", "wide"}, exitUsage, []string{`invalid -o "wide"`}},
+		{"bad --preferences", []string{"plan", "-f", smallCluster, "--preferences", "Maybe"}, exitUsage, []string{`invalid --preferences "Maybe"`, "Respect or Ignore"}},
+		{"bad --min-values", []string{"plan", "-f", smallCluster, "--min-values", "strict"}, exitUsage, []string{`invalid --min-values "strict"`}},
+		{"unknown flag", []string{"plan", "-f", smallCluster, "--nope"}, exitUsage, []string{"flag provided but not defined: -nope"}},
+		{"stray argument", []string{"plan", smallCluster}, exitUsage, []string{`unexpected argument "testdata/small"`}},
+		{"explain an unknown pod", []string{"plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "web-9"}, exitInput,
+			[]string{"--explain default/web-9: no pending pod of that name", "pending pods include default/web-0"}},
+		{"consolidate: bad --now", []string{"consolidate", "-f", scaledToZero, "--now", "yesterday"}, exitUsage, []string{`invalid --now "yesterday"`, "RFC 3339"}},
+		{"consolidate: bad manifest", []string{"consolidate", "-f", "testdata/bad-workload.yaml", "--now", "2026-01-12T10:00:00Z"}, exitInput,
+			[]string{"nodeplan consolidate: ", "requests.cpu"}},
+		{"consolidate: no -f", []string{"consolidate"}, exitUsage, []string{"no input"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := nodeplan(tt.args...)
+			require.Equal(t, tt.wantCode, code, stderr)
+			if tt.wantCode != exitOK {
+				require.Empty(t, stdout)
+			}
+			for _, want := range tt.want {
+				require.Contains(t, stderr, want)
+			}
+		})
+	}
+}
+
+// "-f -" reads stdin, alone or with files, and plans as if the file were given.
+func TestPlanStdin(t *testing.T) {
+	t.Parallel()
+	manifests, err := os.ReadFile(filepath.Join(smallCluster, "cluster.yaml"))
+	require.NoError(t, err)
+	_, fromFile, _ := nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "-o", "json")
+
+	code, fromStdin, stderr := nodeplanStdin(string(manifests), "plan", "-f", "-", "--catalog", smallCatalog, "-o", "json")
+	require.Equal(t, exitOK, code, stderr)
+	require.JSONEq(t, fromFile, fromStdin)
+	require.Contains(t, stderr, "warning: stdin: document 6 (Service web)")
+
+	// Comma-separated -f values combine: the NodePool from a file, the rest from stdin.
+	parts := strings.SplitN(string(manifests), "\n---\n", 2)
+	nodePool := filepath.Join(t.TempDir(), "nodepool.yaml")
+	require.NoError(t, os.WriteFile(nodePool, []byte(parts[0]), 0o644))
+	code, combined, stderr := nodeplanStdin(parts[1], "plan", "-f", nodePool+",-", "--catalog", smallCatalog, "-o", "json")
+	require.Equal(t, exitOK, code, stderr)
+	require.JSONEq(t, fromFile, combined)
+
+	// The same objects twice are an error.
+	code, twice, stderr := nodeplanStdin(string(manifests), "plan", "-f", "-", "-f", smallCluster, "--catalog", smallCatalog)
+	require.Equal(t, exitInput, code)
+	require.Empty(t, twice)
+	require.Contains(t, stderr, "testdata/small/cluster.yaml: document 1 (NodePool general): NodePool general is already defined in stdin: document 1")
+}
+
+func TestPlanTable(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := nodeplan("plan", "-f", statefulEBS)
+	require.Equal(t, exitOK, code)
+	lines := strings.Split(stdout, "\n")
+	require.Equal(t, "NEW NODES", lines[0])
+	require.Equal(t, []string{"NAME", "NODEPOOL", "TYPE", "ZONE", "CAPACITY", "$/H", "PODS", "CPU%", "MEM%"}, fields(lines[1]))
+	require.Equal(t, []string{"default-1", "default", "c6g.large", "us-west-2b", "on-demand", "$0.0680", "3", "78%", "99%"}, fields(lines[2]))
+	require.Equal(t, "3 of 3 pending pods placed (3 on 1 new node); new nodes $0.0680/h (lower bound $0.0519/h).", lines[4])
+}
+
+func fields(line string) []string {
+	return regexp.MustCompile(` {3,}`).Split(strings.TrimSpace(line), -1)
+}
+
+func TestPlanExplain(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := nodeplan("plan", "-f", statefulEBS, "--explain", "shop/catalog-1")
+	require.Equal(t, exitOK, code, stderr)
+	for _, want := range []string{
+		"Pod shop/catalog-1\n",
+		"Outcome:     new node default-1 from NodePool default\n",
+		"Offering:    c6g.large in us-west-2b, on-demand, $0.0680/h\n",
+		"Why it:      the cheapest available offering of the ",
+		"Shares with: shop/catalog-0, shop/catalog-2\n",
+		"requests: cpu 500m, memory 1Gi\n",
+		"claim shop/data (ReadWriteOnce, driver ebs.csi.aws.com)\n",
+		"volumes allow nodes with topology.kubernetes.io/zone In [us-west-2b] (node: topology.kubernetes.io/zone=us-west-2b)\n",
+	} {
+		require.Contains(t, stdout, want)
+	}
+
+	code, stdout, stderr = nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "big")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "Pod default/big\n  Outcome:     unschedulable (Resources)\n  Reason:      no existing node fits; nodepool general: no instance type has 8 cpu allocatable")
+
+	code, stdout, stderr = nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "default/web-0")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "Outcome:     existing node lab-node-1 (m5.large in lab-1a)\n")
+
+	code, stdout, stderr = nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "data/db-0")
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "Pod data/db-0 is already running on node lab-node-1; plan only places pending pods.\n", stdout)
+}
+
+// Without --region the input's zones choose the AWS catalog; --region overrides them.
+func TestPlanRegion(t *testing.T) {
+	t.Parallel()
+	pod := `apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  nodeSelector: {topology.kubernetes.io/zone: eu-west-1b}
+  containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+`
+	code, stdout, stderr := nodeplanStdin(pod, "plan", "-f", "-", "-o", "json")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, `"zone": "eu-west-1b"`)
+
+	// In us-west-2 there is no such zone.
+	code, stdout, stderr = nodeplanStdin(pod, "plan", "-f", "-", "--region", "us-west-2")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "default/web   NodeAffinity")
+}
