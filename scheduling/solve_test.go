@@ -672,15 +672,20 @@ func TestSolveMinValues(t *testing.T) {
 		return tb.NodePool("default", c2(), c4(), c8()).MinValues(instanceType, 2, corev1.NodeSelectorOpExists).Obj()
 	}
 	run(t, []scenario{{
+		// Without minValues two of these pods would share a c8; with it a node never narrows
+		// to c8 alone.
 		name:  "a node keeps at least minValues instance types among its options",
-		pods:  pods(tb.Pod("web").CPU("1").Replicas(5)),
+		pods:  pods(tb.Pod("web").CPU("3").Replicas(3)),
 		pools: pools(pool()),
 		want: []string{
-			"default-1 c4 us-west-2a spot: web-0 web-1 web-2 web-3",
-			"default-2 c2 us-west-2a spot: web-4",
+			"default-1 c4 us-west-2a spot: web-0",
+			"default-2 c4 us-west-2a spot: web-1",
+			"default-3 c4 us-west-2a spot: web-2",
 		},
 		check: func(t *testing.T, p scheduling.Plan) {
-			require.Equal(t, []string{"c4", "c8"}, nodeClaim(t, p, "default-1").InstanceTypeOptions)
+			for _, nc := range p.NodeClaims {
+				require.Equal(t, []string{"c4", "c8"}, nc.InstanceTypeOptions)
+			}
 		},
 	}, {
 		name:    "Strict: a pod only one type fits is unschedulable",
