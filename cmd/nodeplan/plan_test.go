@@ -159,7 +159,7 @@ func TestPlanExplain(t *testing.T) {
 		"Pod shop/catalog-1\n",
 		"Outcome:     new node default-1 from NodePool default\n",
 		"Offering:    c6g.large in us-west-2b, on-demand, $0.0680/h\n",
-		"Why it:      the cheapest available offering of the ",
+		"Why it:      the cheapest available offering among the node's ",
 		"Shares with: shop/catalog-0, shop/catalog-2\n",
 		"requests: cpu 500m, memory 1Gi\n",
 		"claim shop/data (ReadWriteOnce, driver ebs.csi.aws.com)\n",

@@ -116,8 +116,8 @@ func (e *explainer) outcome(b *strings.Builder, key string) map[string]string {
 	if nc, ok := e.newNode[node]; ok {
 		fmt.Fprintf(b, "  Outcome:     new node %s from NodePool %s\n", nc.Name, nc.NodePool)
 		fmt.Fprintf(b, "  Offering:    %s in %s, %s, %s/h\n", nc.InstanceType, nc.Zone, nc.CapacityType, price(nc.Price))
-		fmt.Fprintf(b, "  Why it:      the cheapest available offering of the %s that fit the node's %s: %s\n",
-			plural(len(nc.InstanceTypeOptions), "instance type"), plural(len(nc.Pods), "pod"), abbreviate(nc.InstanceTypeOptions, 5))
+		fmt.Fprintf(b, "  Why it:      the cheapest available offering among the node's %s (types that fit its %s, cheapest first): %s\n",
+			plural(len(nc.InstanceTypeOptions), "instance-type option"), plural(len(nc.Pods), "pod"), abbreviate(nc.InstanceTypeOptions, 5))
 		if others := without(nc.Pods, key); len(others) > 0 {
 			fmt.Fprintf(b, "  Shares with: %s\n", abbreviate(others, 5))
 		}
