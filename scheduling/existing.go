@@ -75,7 +75,7 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims) ([]*existingNode
 			initialized: en.Initialized,
 			labels:      labels,
 			reqs:        requirements.FromLabels(labels),
-			taints:      en.Node.Spec.Taints,
+			taints:      startingTaints(en),
 			capacity:    dims.Vector(capacity),
 			allocatable: dims.Vector(alloc),
 			used:        make(resources.Vector, dims.Len()),
@@ -108,6 +108,42 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims) ([]*existingNode
 		return out[i].name < out[j].name
 	})
 	return out, nil
+}
+
+// ephemeralTaints are taints a starting node carries until it is ready; Karpenter expects
+// them to go away and plans pods onto such nodes regardless (its KnownEphemeralTaints).
+var ephemeralTaints = []corev1.Taint{
+	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+	{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
+	{Key: "node.cloudprovider.kubernetes.io/uninitialized", Effect: corev1.TaintEffectNoSchedule},
+	{Key: "karpenter.sh/unregistered", Effect: corev1.TaintEffectNoExecute},
+}
+
+// startingTaints returns the node's taints, without the ephemeral ones while it is not yet
+// initialized. (Its NodePool's startup taints are dropped when the NodePools are prepared.)
+func startingTaints(en *ExistingNode) []corev1.Taint {
+	if en.Initialized {
+		return en.Node.Spec.Taints
+	}
+	return withoutTaints(en.Node.Spec.Taints, ephemeralTaints)
+}
+
+// withoutTaints returns taints less those matching (key and effect) one of drop.
+func withoutTaints(taints, drop []corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for i := range taints {
+		matched := false
+		for j := range drop {
+			if drop[j].MatchTaint(&taints[i]) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			out = append(out, taints[i])
+		}
+	}
+	return out
 }
 
 func isTerminal(pod *corev1.Pod) bool {

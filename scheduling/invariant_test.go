@@ -275,9 +275,33 @@ func violations(in scheduling.Input, plan scheduling.Plan) []string {
 		if node.Labels[requirements.LabelHostname] == "" {
 			node.Labels[requirements.LabelHostname] = node.Name
 		}
+		if !en.Initialized {
+			// A starting node's ephemeral taints and its NodePool's startup taints go away.
+			node.Spec.Taints = nil
+			for _, taint := range en.Node.Spec.Taints {
+				if !startupTaint(taint, poolByName[en.NodePool]) {
+					node.Spec.Taints = append(node.Spec.Taints, taint)
+				}
+			}
+		}
 		errs = append(errs, placementViolations("existing node "+e.Name, node, nodePods, running, scheduling.Input{}, alloc)...)
 	}
 	return errs
+}
+
+func startupTaint(t corev1.Taint, np *scheduling.NodePool) bool {
+	switch t.Key {
+	case corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, "node.cloudprovider.kubernetes.io/uninitialized", "karpenter.sh/unregistered":
+		return true
+	}
+	if np != nil {
+		for _, st := range np.StartupTaints {
+			if st.MatchTaint(&t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // placementViolations checks pods (plus pods already running and the daemons that would run
@@ -745,6 +769,12 @@ func randomInput(r *rand.Rand) scheduling.Input {
 		}
 		if chance(0.3) {
 			b.Uninitialized()
+			if chance(0.5) {
+				b.Taint(corev1.TaintNodeNotReady, "", corev1.TaintEffectNoSchedule)
+			}
+			if chance(0.5) {
+				b.Taint("startup", "true", corev1.TaintEffectNoSchedule)
+			}
 		}
 		if chance(0.1) {
 			b.Cordoned()

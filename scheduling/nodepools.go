@@ -94,6 +94,12 @@ func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon, existing
 
 func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon, existing []*existingNode) (*poolState, error) {
 	p := &poolState{np: np, index: index, reqs: requirements.Requirements{}, definedKeys: map[string]bool{}}
+	// The pool's startup taints do not keep pods off its nodes that are still starting.
+	for _, n := range existing {
+		if n.nodePool == np.Name && !n.initialized && len(np.StartupTaints) > 0 {
+			n.taints = withoutTaints(n.taints, np.StartupTaints)
+		}
+	}
 	for i, r := range np.Requirements {
 		if err := requirements.ValidateNodePoolRequirement(r.NodeSelectorRequirement, r.MinValues); err != nil {
 			return nil, fmt.Errorf("requirements[%d]: %w", i, err)

@@ -454,6 +454,24 @@ func TestSolveExistingNodes(t *testing.T) {
 		existing: nodes(tb.Node("starting", "4", "8Gi", 20).Uninitialized().Obj()),
 		want:     []string{"existing starting: web"},
 	}, {
+		name:  "a node still starting is used despite its not-ready taint and its NodePool's startup taints",
+		pods:  pods(tb.Pod("web").CPU("1").Replicas(2)),
+		pools: pools(tb.NodePool("default", c2()).StartupTaint("node.cilium.io/agent-not-ready", "true", corev1.TaintEffectNoExecute).Obj()),
+		existing: nodes(tb.Node("starting", "1", "2Gi", 20).Uninitialized().NodePool("default").
+			Taint("node.kubernetes.io/not-ready", "", corev1.TaintEffectNoSchedule).
+			Taint("node.cilium.io/agent-not-ready", "true", corev1.TaintEffectNoExecute).Obj()),
+		want: []string{"default-1 c2 us-west-2a spot: web-1", "existing starting: web-0"},
+	}, {
+		name:     "a node still starting keeps its other taints",
+		pods:     pods(tb.Pod("web").CPU("1")),
+		existing: nodes(tb.Node("starting", "4", "8Gi", 20).Uninitialized().Taint("dedicated", "db", corev1.TaintEffectNoSchedule).Obj()),
+		want:     []string{"default-1 c2 us-west-2a spot: web"},
+	}, {
+		name:     "an initialized node's not-ready taint is respected",
+		pods:     pods(tb.Pod("web").CPU("1")),
+		existing: nodes(tb.Node("broken", "4", "8Gi", 20).Taint("node.kubernetes.io/not-ready", "", corev1.TaintEffectNoSchedule).Obj()),
+		want:     []string{"default-1 c2 us-west-2a spot: web"},
+	}, {
 		name:     "an existing node that does not match the selector is passed over",
 		pods:     pods(tb.Pod("web").CPU("1").NodeSelector(zone, "us-west-2b")),
 		existing: nodes(n1().Obj()),
