@@ -28,7 +28,9 @@ type existingNode struct {
 	attach      *volume.AttachCounter
 	attachLimit map[string]int
 	placed      []*podInfo
-	index       int // position in the solver's free-room index
+	// daemonSets names (namespace/name) the DaemonSets with a pod bound to the node.
+	daemonSets map[string]bool
+	index      int // position in the solver's free-room index
 }
 
 // free is the room left on the node.
@@ -93,6 +95,14 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims) ([]*existingNode
 			v[resources.Pods] = 1000
 			n.used.Add(v)
 			n.ports = append(n.ports, podHostPorts(pod)...)
+			for _, ref := range pod.OwnerReferences {
+				if ref.Kind == "DaemonSet" {
+					if n.daemonSets == nil {
+						n.daemonSets = map[string]bool{}
+					}
+					n.daemonSets[pod.Namespace+"/"+ref.Name] = true
+				}
+			}
 		}
 		if en.Node.Spec.Unschedulable {
 			// A cordoned node takes no new pods; model it as full.

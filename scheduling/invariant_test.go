@@ -284,9 +284,29 @@ func violations(in scheduling.Input, plan scheduling.Plan) []string {
 				}
 			}
 		}
-		errs = append(errs, placementViolations("existing node "+e.Name, node, nodePods, running, scheduling.Input{}, alloc)...)
+		// Daemons count on a starting node until their pods are bound there.
+		var daemonsToCome scheduling.Input
+		if !en.Initialized {
+			for _, ds := range in.DaemonSets {
+				if !runsDaemon(en, ds.Namespace, ds.Name) {
+					daemonsToCome.DaemonSets = append(daemonsToCome.DaemonSets, ds)
+				}
+			}
+		}
+		errs = append(errs, placementViolations("existing node "+e.Name, node, nodePods, running, daemonsToCome, alloc)...)
 	}
 	return errs
+}
+
+func runsDaemon(en *scheduling.ExistingNode, namespace, name string) bool {
+	for _, p := range en.Pods {
+		for _, ref := range p.OwnerReferences {
+			if ref.Kind == "DaemonSet" && ref.Name == name && p.Namespace == namespace {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func startupTaint(t corev1.Taint, np *scheduling.NodePool) bool {

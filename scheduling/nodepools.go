@@ -89,6 +89,7 @@ func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon, existing
 		}
 		out = append(out, p)
 	}
+	reserveStartingDaemons(existing, daemons)
 	return out, nil
 }
 
@@ -353,6 +354,39 @@ func (d *daemon) runsOn(taints []corev1.Taint, reqs requirements.Requirements, a
 	}
 	for _, alt := range d.alternatives {
 		if reqs.IsCompatible(alt, allowUndefined) {
+			return true
+		}
+	}
+	return false
+}
+
+// reserveStartingDaemons holds room on nodes still starting for the DaemonSet pods that will
+// run there but are not bound yet, as Karpenter does for in-flight nodes. It runs once the
+// NodePools have dropped their startup taints from those nodes.
+func reserveStartingDaemons(existing []*existingNode, daemons []*daemon) {
+	for _, n := range existing {
+		if n.initialized {
+			continue
+		}
+		for _, d := range daemons {
+			if n.daemonSets[d.name] || !d.runsOnNode(n) {
+				continue
+			}
+			n.used.Add(d.requests)
+			n.ports = append(n.ports, d.ports...)
+		}
+	}
+}
+
+// runsOnNode reports whether the daemon's pod would run on an existing node: it tolerates the
+// node's NoSchedule and NoExecute taints and one of its alternatives matches the labels.
+func (d *daemon) runsOnNode(n *existingNode) bool {
+	pi := &podInfo{pod: d.pod, tolerateSoft: true}
+	if _, bad := pi.untoleratedTaint(n.taints); bad {
+		return false
+	}
+	for _, alt := range d.alternatives {
+		if alt.Matches(n.labels) {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tb "github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -471,6 +472,28 @@ func TestSolveExistingNodes(t *testing.T) {
 		pods:     pods(tb.Pod("web").CPU("1")),
 		existing: nodes(tb.Node("broken", "4", "8Gi", 20).Taint("node.kubernetes.io/not-ready", "", corev1.TaintEffectNoSchedule).Obj()),
 		want:     []string{"default-1 c2 us-west-2a spot: web"},
+	}, {
+		name:     "a node still starting keeps room for the daemons that will run there",
+		pods:     pods(tb.Pod("web").CPU("1500m")),
+		existing: nodes(tb.Node("starting", "2", "4Gi", 20).Uninitialized().Obj()),
+		daemons:  daemons(tb.Pod("agent").Namespace("kube-system").CPU("1").Obj()),
+		want:     []string{"default-1 c4 us-west-2a spot: web"},
+	}, {
+		name: "a daemon already running on a starting node is not counted twice",
+		pods: pods(tb.Pod("web").CPU("1")),
+		existing: nodes(tb.Node("starting", "2", "4Gi", 20).Uninitialized().Pods(func() *corev1.Pod {
+			p := tb.Pod("agent-x7k2p").Namespace("kube-system").CPU("1").Obj()
+			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent"}}
+			return p
+		}()).Obj()),
+		daemons: daemons(tb.Pod("agent").Namespace("kube-system").CPU("1").Obj()),
+		want:    []string{"existing starting: web"},
+	}, {
+		name:     "initialized nodes already run their daemons",
+		pods:     pods(tb.Pod("web").CPU("1500m")),
+		existing: nodes(tb.Node("ready", "2", "4Gi", 20).Obj()),
+		daemons:  daemons(tb.Pod("agent").Namespace("kube-system").CPU("1").Obj()),
+		want:     []string{"existing ready: web"},
 	}, {
 		name:     "an existing node that does not match the selector is passed over",
 		pods:     pods(tb.Pod("web").CPU("1").NodeSelector(zone, "us-west-2b")),
