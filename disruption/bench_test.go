@@ -18,16 +18,20 @@ import (
 )
 
 // syntheticCluster builds a running cluster on the synthetic catalog: nodes of a dozen
-// shapes in three zones, on-demand and spot, each running a logging DaemonSet pod and
-// pods of 100 Deployments (every tenth spread over zones, every fifth under a PDB), filled
-// to between a fifth and four fifths of their cpu.
+// instance types in three zones, on-demand and spot, each running a logging DaemonSet pod
+// and pods of 100 Deployments (every tenth spread over zones, every fifth under a PDB),
+// filled to between a fifth and four fifths of their cpu.
 func syntheticCluster(nodes, podsPerNode int) disruption.Input {
-	return syntheticClusterFilled(nodes, podsPerNode, 20, 80)
+	return shape{nodes: nodes, podsPerNode: podsPerNode, fillLo: 20, fillHi: 80, spreadEvery: 10}.build()
 }
 
-// syntheticClusterFilled is syntheticCluster with nodes filled to between lo and hi percent
-// of their cpu.
-func syntheticClusterFilled(nodes, podsPerNode, lo, hi int) disruption.Input {
+// shape describes a synthetic cluster: nodes filled to between fillLo and fillHi percent of
+// their cpu, and every spreadEvery-th Deployment spread over zones.
+type shape struct {
+	nodes, podsPerNode, fillLo, fillHi, spreadEvery int
+}
+
+func (s shape) build() disruption.Input {
 	catalog := synthetic.Default()
 	byName := map[string]*instancetype.InstanceType{}
 	for _, it := range catalog.InstanceTypes {
@@ -52,7 +56,7 @@ func syntheticClusterFilled(nodes, podsPerNode, lo, hi int) disruption.Input {
 		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets,
 			testbuild.PDB(fmt.Sprintf("dep-%02d", d), map[string]string{"app": fmt.Sprintf("dep-%02d", d)}).MaxUnavailable("10%").Obj())
 	}
-	for i := 0; i < nodes; i++ {
+	for i := 0; i < s.nodes; i++ {
 		name := fmt.Sprintf("node-%04d", i)
 		it := byName[shapes[i%len(shapes)]]
 		zone := zones[i%len(zones)]
@@ -62,17 +66,17 @@ func syntheticClusterFilled(nodes, podsPerNode, lo, hi int) disruption.Input {
 		}
 		alloc := it.Allocatable()
 		cpuMilli := alloc.Cpu().MilliValue()
-		fill := lo + int(hash(name)%uint64(hi-lo+1))
+		fill := s.fillLo + int(hash(name)%uint64(s.fillHi-s.fillLo+1))
 		budget := cpuMilli * int64(fill) / 100
 		var pods []*corev1.Pod
 		pods = append(pods, testbuild.Pod("logging-"+name).Namespace("kube-system").Label("app", "logging").
 			CPU("100m").Memory("128Mi").OwnedByDaemonSet("logging").Obj())
-		for j := 0; j < podsPerNode; j++ {
+		for j := 0; j < s.podsPerNode; j++ {
 			dep := int(hash(fmt.Sprintf("%s/%d", name, j)) % 100)
-			cpu := max(budget/int64(podsPerNode), 50)
+			cpu := max(budget/int64(s.podsPerNode), 50)
 			b := testbuild.Pod(fmt.Sprintf("dep-%02d-%s-%d", dep, name, j)).Label("app", fmt.Sprintf("dep-%02d", dep)).
 				CPU(fmt.Sprintf("%dm", cpu)).Memory(fmt.Sprintf("%dMi", cpu*2))
-			if dep%10 == 0 {
+			if dep%s.spreadEvery == 0 {
 				b = b.Spread("topology.kubernetes.io/zone", 2, corev1.ScheduleAnyway)
 			}
 			pods = append(pods, b.Obj())
@@ -102,8 +106,24 @@ func hash(s string) uint64 {
 	return h.Sum64()
 }
 
+// BenchmarkDecide1000Nodes decides on 1,000 nodes running 10,000 pods (plus a DaemonSet pod
+// each); multi-node consolidation removes the 100 nodes the default 10% budget allows.
 func BenchmarkDecide1000Nodes(b *testing.B) {
-	in := syntheticCluster(1000, 10)
+	benchmarkDecide(b, syntheticCluster(1000, 10))
+}
+
+// BenchmarkDecide1000NodesAllSpread has every pod spread over zones, so the solver must see
+// every running pod in every simulation.
+func BenchmarkDecide1000NodesAllSpread(b *testing.B) {
+	benchmarkDecide(b, shape{nodes: 1000, podsPerNode: 10, fillLo: 20, fillHi: 80, spreadEvery: 1}.build())
+}
+
+// BenchmarkDecide1000NodesTight has nodes 85-97% full: consolidation needs new nodes.
+func BenchmarkDecide1000NodesTight(b *testing.B) {
+	benchmarkDecide(b, shape{nodes: 1000, podsPerNode: 10, fillLo: 85, fillHi: 97, spreadEvery: 10}.build())
+}
+
+func benchmarkDecide(b *testing.B, in disruption.Input) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var d disruption.Decisions
@@ -114,11 +134,15 @@ func BenchmarkDecide1000Nodes(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	removed := 0
+	removed, pods := 0, 0
 	for _, c := range d.Commands {
 		removed += len(c.Candidates)
 	}
+	for _, n := range in.Nodes {
+		pods += len(n.Pods)
+	}
 	b.ReportMetric(float64(len(in.Nodes)), "nodes")
+	b.ReportMetric(float64(pods), "pods")
 	b.ReportMetric(float64(removed), "removed")
 	b.ReportMetric(d.Summary.HourlyCostBefore-d.Summary.HourlyCostAfter, "$/h-saved")
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -172,9 +174,10 @@ func namesKey(nodes []*nodeState) string {
 
 // multiNode removes several nodes in one command. It looks at the candidates the budgets and
 // PodDisruptionBudgets allow together, and searches three ways, keeping the best valid set:
-// Karpenter's binary search over prefixes of the ranked list; a set chosen by packing the
-// candidates' pods into the room the other nodes leave (not limited to a prefix); and a
-// greedy extension of the best set found by one more node at a time.
+// prefixes of the ranked list (all of it first, then Karpenter's binary search); a set
+// chosen by packing the candidates' pods into the room the other nodes leave, which need not
+// be a prefix; and a greedy extension of the best set by one more node at a time. A set is
+// only simulated when its price could beat the best savings found.
 func (d *decider) multiNode() {
 	list, skipped := d.multiNodeList()
 	if len(list) < 2 {
@@ -185,7 +188,10 @@ func (d *decider) multiNode() {
 	var best *outcome
 	try := func(set []*nodeState) bool {
 		key := namesKey(set)
-		if tried[key] || d.simulations >= limit {
+		if tried[key] || d.simulations >= limit || d.work >= MaxSimulationWork || !canBeat(set, best) {
+			return false
+		}
+		if d.homelessPods(set) > MaxMultiNodeNewPods {
 			return false
 		}
 		tried[key] = true
@@ -199,7 +205,12 @@ func (d *decider) multiNode() {
 		return true
 	}
 	searchPrefixes := func(set []*nodeState) {
-		lo, hi := 2, min(len(set), MaxMultiNodeCandidates)
+		hi := min(len(set), MaxMultiNodeCandidates)
+		if try(set[:hi]) {
+			return
+		}
+		lo := 2
+		hi--
 		for lo <= hi {
 			mid := (lo + hi) / 2
 			if try(set[:mid]) {
@@ -210,23 +221,20 @@ func (d *decider) multiNode() {
 		}
 	}
 	searchPrefixes(list)
-	if packed := d.packedSet(list); len(packed) >= 2 && !try(packed) {
-		searchPrefixes(packed)
+	if best == nil || len(best.cands) < min(len(list), MaxMultiNodeCandidates) {
+		if packed := d.packedSet(list); len(packed) >= 2 {
+			searchPrefixes(packed)
+		}
 	}
 	if best != nil {
-		in := map[string]bool{}
-		for _, c := range best.cands {
-			in[c.name] = true
-		}
 		for _, c := range list {
-			if in[c.name] || len(best.cands) >= MaxMultiNodeCandidates || d.simulations >= limit {
+			if len(best.cands) >= MaxMultiNodeCandidates || d.simulations >= limit || d.work >= MaxSimulationWork {
+				break
+			}
+			if containsNode(best.cands, c) {
 				continue
 			}
-			set := append(append([]*nodeState(nil), best.cands...), c)
-			prev := best
-			if try(set) && best != prev {
-				in[c.name] = true
-			}
+			try(append(append([]*nodeState(nil), best.cands...), c))
 		}
 	}
 	if best == nil {
@@ -244,6 +252,64 @@ func (d *decider) multiNode() {
 	for n, why := range skipped {
 		n.block("%s", why)
 	}
+}
+
+// homelessPods counts, by resources alone, the pods of set that no staying node has room for
+// (first fit, largest first): they would need new nodes.
+func (d *decider) homelessPods(set []*nodeState) int {
+	leaving := map[string]bool{}
+	var pods []*corev1.Pod
+	for _, c := range set {
+		leaving[c.name] = true
+		pods = append(pods, d.cluster.byName[c.name].pods...)
+	}
+	var free []vec
+	for _, n := range d.cluster.nodes {
+		if !n.removed && !leaving[n.name] && (n.initialized || n.planned) {
+			free = append(free, n.free)
+		}
+	}
+	homeless := 0
+	for _, p := range d.sortPodsBySize(pods) {
+		if !reschedulable(p) {
+			continue
+		}
+		need := d.podVec(p)
+		placed := false
+		for i := range free {
+			if need.fits(free[i]) {
+				free[i] = free[i].sub(need)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			homeless++
+		}
+	}
+	return homeless
+}
+
+// canBeat reports whether removing set could save more than best: savings never exceed what
+// the removed nodes cost.
+func canBeat(set []*nodeState, best *outcome) bool {
+	if best == nil {
+		return true
+	}
+	price := 0.0
+	for _, c := range set {
+		price += c.price
+	}
+	return price > savings(best)+priceEpsilon || (math.Abs(price-savings(best)) <= priceEpsilon && len(set) > len(best.cands))
+}
+
+func containsNode(list []*nodeState, n *nodeState) bool {
+	for _, x := range list {
+		if x == n {
+			return true
+		}
+	}
+	return false
 }
 
 // multiNodeList returns the consolidation candidates that fit the budgets and

@@ -20,6 +20,15 @@ const (
 	MaxExpirationSimulations = 100
 	MaxMultiNodeSimulations  = 24
 	MaxSingleNodeSimulations = 48
+	// MaxSimulationWork bounds the work of all simulations of one decision, in units of a
+	// pod or two nodes shown to the solver (about 10µs each): a few hundred simulations of a
+	// 1,000-node cluster whose pods mostly only take room, a dozen when every pod has
+	// topology rules the solver must count.
+	MaxSimulationWork = 120_000
+	// MaxMultiNodeNewPods bounds the pods a multi-node command may need new nodes for (by a
+	// resource estimate): the solver's work grows with pods times new nodes times instance
+	// types, so larger sets are not simulated and the search tries smaller ones.
+	MaxMultiNodeNewPods = 200
 	// MaxMultiNodeCandidates bounds the nodes one multi-node command removes (Karpenter's
 	// batch of 100).
 	MaxMultiNodeCandidates = 100
@@ -43,8 +52,11 @@ type decider struct {
 	prices      *priceIndex
 	podVecs     map[*corev1.Pod]vec
 	simulations int
-	commands    []Command
-	winner      string
+	work        int
+	// typeCount is the number of instance types over all NodePools.
+	typeCount int
+	commands  []Command
+	winner    string
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
@@ -118,6 +130,7 @@ func newDecider(in Input) (*decider, error) {
 			}
 		}
 		d.catalog[np.Name] = types
+		d.typeCount += len(types)
 	}
 	sort.Slice(pools, func(i, j int) bool { return pools[i].Name < pools[j].Name })
 

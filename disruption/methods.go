@@ -43,11 +43,16 @@ func (d *decider) pdbsAllow(n *nodeState) bool {
 	return true
 }
 
+// simulationsLeft reports whether a method may run another simulation, and records why not.
 func (d *decider) simulationsLeft(n *nodeState, limit int, method string) bool {
-	if d.simulations < limit {
+	switch {
+	case d.work >= MaxSimulationWork:
+		n.block("not evaluated in this decision: the simulations of this decision reached their work limit; it is considered again in the next one")
+	case d.simulations >= limit:
+		n.block("not evaluated in this decision: %s reached its limit of scheduling simulations; it is considered again in the next one", method)
+	default:
 		return true
 	}
-	n.block("not evaluated in this decision: %s reached its limit of %d scheduling simulations", method, limit)
 	return false
 }
 
@@ -82,10 +87,11 @@ func (d *decider) expiration() {
 		}
 		return cands[i].name < cands[j].name
 	})
+	limit := d.simulations + MaxExpirationSimulations
 	for i, n := range cands {
 		o := &outcome{cands: []*nodeState{n}}
 		if !n.empty() {
-			if !d.simulationsLeft(n, MaxExpirationSimulations, MethodExpiration) {
+			if !d.simulationsLeft(n, limit, MethodExpiration) {
 				continue
 			}
 			// Expiration is not budgeted: every later candidate goes too, so none takes pods.
@@ -124,13 +130,14 @@ func (d *decider) drift() {
 	cands := d.ranked(func(n *nodeState) bool {
 		return n.hard == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
 	})
+	limit := d.simulations + MaxDriftSimulations
 	for i, n := range cands {
 		if !d.budgetAllows(n, scheduling.ReasonDrifted) || !d.pdbsAllow(n) {
 			continue
 		}
 		o := &outcome{cands: []*nodeState{n}}
 		if !n.empty() {
-			if !d.simulationsLeft(n, MaxDriftSimulations, MethodDrift) {
+			if !d.simulationsLeft(n, limit, MethodDrift) {
 				continue
 			}
 			o = d.simulate(o.cands, d.nextDrifted(n, cands[i+1:]))

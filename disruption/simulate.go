@@ -73,6 +73,7 @@ func (d *decider) simulate(cands []*nodeState, avoid map[string]bool) *outcome {
 	in.Pods = pods
 	in.ExistingNodes = d.cluster.existingFor(leaving, avoid)
 	plan, err := scheduling.Solve(in)
+	d.work += simulationWork(in, len(plan.NodeClaims), d.typeCount)
 	if err != nil {
 		o.solveErr = fmt.Sprintf("the simulation failed: %v", err)
 		return o
@@ -234,4 +235,15 @@ func sortedMapKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// simulationWork estimates what a solve cost, in units of about 10µs: its setup is linear
+// in the nodes and running pods it is shown, placing pods on existing nodes in the pods, and
+// placing them on new nodes in pods × new nodes × instance types.
+func simulationWork(in scheduling.Input, newNodes, types int) int {
+	w := len(in.Pods) + len(in.ExistingNodes)/2
+	for _, en := range in.ExistingNodes {
+		w += len(en.Pods)
+	}
+	return w + len(in.Pods)*newNodes*types/64
 }
