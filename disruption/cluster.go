@@ -80,8 +80,21 @@ func newCluster(nodes []*nodeState, pending []*corev1.Pod, daemons []*appsv1.Dae
 			node:        n.in.Node,
 			pods:        n.pods,
 			nodePool:    n.poolName,
-			initialized: n.in.Initialized,
+			initialized: n.in.Initialized || n.poolName == "",
 			attach:      n.in.VolumeAttachLimits,
+		}
+		// A pod listed on a node runs there, whatever its spec.nodeName says; the solver's
+		// volume accounting reads it.
+		copied := false
+		for i, p := range sn.pods {
+			if p.Spec.NodeName == sn.name {
+				continue
+			}
+			if !copied {
+				sn.pods = append([]*corev1.Pod(nil), sn.pods...)
+				copied = true
+			}
+			sn.pods[i] = boundCopy(p, sn.name)
 		}
 		c.refresh(sn)
 		c.nodes = append(c.nodes, sn)

@@ -230,3 +230,29 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
+
+func TestUnmanagedNodesNeedNoInitializedFlag(t *testing.T) {
+	// A node no NodePool launched has no NodeClaim to be initialized; pods may move onto it.
+	spare := running("spare", "", large, "on-demand")
+	delete(spare.Node.Labels, "karpenter.sh/nodepool")
+	spare.Initialized = false
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
+		Nodes:     []*disruption.Node{running("b", "default", small, "on-demand", pod("web-0", "1")), spare},
+	})
+	assert.Equal(t, []string{"SingleNodeConsolidation delete [b] -> [] 0.10"}, summary(d))
+	assert.Contains(t, blockedReason(d, "spare"), "not managed by a NodePool")
+}
+
+func TestPodsListedOnANodeRunThere(t *testing.T) {
+	// web-0 is listed on a without spec.nodeName (a hand-written manifest): it still takes
+	// a's room, so b's pod cannot move there.
+	a := running("a", "default", small, "on-demand", pod("web-0", "1500m"))
+	a.Pods[0].Spec.NodeName = ""
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
+		Nodes:     []*disruption.Node{a, running("b", "default", small, "on-demand", pod("web-1", "1"))},
+	})
+	assert.Empty(t, d.Commands)
+	assert.Empty(t, a.Pods[0].Spec.NodeName, "the input is not modified")
+}

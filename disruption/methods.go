@@ -110,8 +110,8 @@ func (d *decider) expiration() {
 		if n.doNotDisrupt != "" {
 			cmd.Notes = append(cmd.Notes, n.doNotDisrupt+": that pod is evicted only when the NodePool's terminationGracePeriod runs out")
 		}
-		if n.pdb != "" {
-			cmd.Notes = append(cmd.Notes, n.pdb)
+		if n.unevictable != "" {
+			cmd.Notes = append(cmd.Notes, n.unevictable+": the node waits for the NodePool's terminationGracePeriod")
 		}
 		if o.uninit != "" {
 			cmd.Notes = append(cmd.Notes, o.uninit)

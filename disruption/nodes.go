@@ -55,6 +55,8 @@ type nodeState struct {
 	underutilized string
 	// pdbUse counts, per budget, the disruptions evicting the node's pods takes.
 	pdbUse []pdbUse
+	// unevictable names the first pod selected by more than one PodDisruptionBudget.
+	unevictable string
 	// drifted and expired describe why the node drifted or expired; empty when it did not.
 	drifted string
 	expired string
@@ -125,7 +127,7 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 		n.hard = fmt.Sprintf("its NodePool %s is not in the input", n.poolName)
 	case in.Disrupting:
 		n.hard = "the node is already being disrupted"
-	case !in.Initialized:
+	case !in.Initialized && n.poolName != "":
 		n.hard = "the node is not initialized yet"
 	}
 	n.doNotDisrupt = doNotDisruptReason(node, n.pods)
@@ -241,8 +243,11 @@ func (d *decider) checkPDBs(n *nodeState) {
 			for i, l := range matched {
 				keys[i] = l.key
 			}
+			if n.unevictable == "" {
+				n.unevictable = fmt.Sprintf("pod %s is selected by more than one PodDisruptionBudget (%s), so the eviction API refuses to evict it", podKey(p), strings.Join(keys, ", "))
+			}
 			if n.pdb == "" {
-				n.pdb = fmt.Sprintf("pod %s is selected by more than one PodDisruptionBudget (%s), so the eviction API refuses to evict it", podKey(p), strings.Join(keys, ", "))
+				n.pdb = n.unevictable
 			}
 			continue
 		}
