@@ -57,6 +57,9 @@ func (d *decider) check(o *outcome) string {
 			}
 		}
 	}
+	if limit := sameTypeLimit(o); o.cost >= limit-priceEpsilon {
+		return fmt.Sprintf("the replacement costs $%.4f/h, not less than a candidate of one of its own instance types ($%.4f/h): keeping that node is better", o.cost, limit)
+	}
 	if allSpot && len(o.cands) == 1 {
 		for _, r := range o.replacements {
 			if r.CapacityType != requirements.CapacityTypeSpot {
@@ -92,22 +95,25 @@ func (d *decider) cheaperSpotOptions(r scheduling.NodeClaim, price float64) int 
 
 // trimOptions keeps, for a single replacement, only the instance-type options cheaper than
 // the nodes it replaces (with its capacity type), so a launch that cannot get the cheapest
-// one never lands on something pricier; a spot replacement of one spot node keeps the 15
-// cheapest, so the new node is not itself consolidated right away (Karpenter's rules).
+// one never lands on something pricier. When an option is the type of one of the candidates,
+// options must also be cheaper than that candidate, or keeping it would be the better move.
+// A spot replacement of one spot node keeps the 15 cheapest, so the new node is not itself
+// consolidated right away (Karpenter's rules).
 func (d *decider) trimOptions(o *outcome) {
 	if len(o.replacements) != 1 {
 		return
 	}
-	price := 0.0
+	limit := 0.0
 	allSpot := true
 	for _, c := range o.cands {
-		price += c.price
+		limit += c.price
 		allSpot = allSpot && c.capacityType == requirements.CapacityTypeSpot
 	}
 	r := &o.replacements[0]
+	limit = math.Min(limit, sameTypeLimit(o))
 	kept := []string{}
 	for _, name := range r.InstanceTypeOptions {
-		if p := d.optionPrice(r.NodePool, name, r.CapacityType); p < price-priceEpsilon {
+		if p := d.optionPrice(r.NodePool, name, r.CapacityType); p < limit-priceEpsilon {
 			kept = append(kept, name)
 		}
 	}
@@ -115,6 +121,24 @@ func (d *decider) trimOptions(o *outcome) {
 		kept = kept[:MinSpotToSpotOptions]
 	}
 	r.InstanceTypeOptions = kept
+}
+
+// sameTypeLimit is the price of the cheapest candidate whose instance type is among the
+// single replacement's options (+Inf when none is): a replacement not cheaper than that
+// candidate only moves pods around it.
+func sameTypeLimit(o *outcome) float64 {
+	limit := math.Inf(1)
+	if len(o.replacements) != 1 {
+		return limit
+	}
+	for _, name := range o.replacements[0].InstanceTypeOptions {
+		for _, c := range o.cands {
+			if c.instanceType == name {
+				limit = math.Min(limit, c.price)
+			}
+		}
+	}
+	return limit
 }
 
 // optionPrice is the cheapest available offering of a NodePool's instance type with the
