@@ -204,6 +204,11 @@ func newDecider(in Input) (*decider, error) {
 		StorageClasses:         in.StorageClasses,
 	}
 	d.prices = newPriceIndex(pools)
+	// The solver validates NodePools (requirements, labels); a NodePool it refuses makes
+	// every simulation fail, so it is reported as unusable input now.
+	if _, err := scheduling.Solve(scheduling.Input{NodePools: pools}); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

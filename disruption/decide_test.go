@@ -413,6 +413,16 @@ func TestInvalidInput(t *testing.T) {
 			in.NodePools[0].Disruption.Budgets = []scheduling.Budget{{Nodes: "0", Schedule: "@daily"}}
 		}, "schedule and duration must be set together"},
 		{"bad policy", func(in *disruption.Input) { in.NodePools[0].Disruption.ConsolidationPolicy = "Sometimes" }, `unknown consolidation policy "Sometimes"`},
+		{"bad requirement", func(in *disruption.Input) {
+			in.NodePools[0].Requirements = append(in.NodePools[0].Requirements, scheduling.NodeSelectorRequirementWithMinValues{
+				NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "kubernetes.io/arch", Operator: "Near", Values: []string{"arm64"}}})
+		}, `nodepool "default"`},
+		{"nil pending pod", func(in *disruption.Input) { in.PendingPods = []*corev1.Pod{nil} }, "pendingPods[0] is nil"},
+		{"nil pod on a node", func(in *disruption.Input) { in.Nodes[0].Pods = []*corev1.Pod{nil} }, "node a: pods[0] is nil"},
+		{"duplicate nodepool", func(in *disruption.Input) { in.NodePools = append(in.NodePools, in.NodePools[0]) }, `nodepool "default" is given twice`},
+		{"bad budget reason", func(in *disruption.Input) {
+			in.NodePools[0].Disruption.Budgets = []scheduling.Budget{{Nodes: "1", Reasons: []string{"Bored"}}}
+		}, `unknown reason "Bored"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
