@@ -15,11 +15,11 @@ Plan the nodes Karpenter would launch for the pending pods in the manifests: whi
 (NodePool, instance type, zone, capacity type, price), which pods go on existing nodes, and
 which pods cannot be scheduled and why.
 
--f takes files and directories (every *.yaml, *.yml and *.json below them) and - for stdin;
-repeat it or separate paths with commas. Deployments, StatefulSets, Jobs… expand into their
-pods; Pods with spec.nodeName and Nodes are the running cluster. Without a NodePool in the
-input, a "default" NodePool with no requirements is used. Every NodePool may choose any
-instance type of the catalog its requirements allow.
+-f takes files and directories (every *.yaml, *.yml and *.json below them, dot folders
+skipped) and - for stdin; repeat it or separate paths with commas. Deployments,
+StatefulSets, Jobs… expand into their pods; Pods with spec.nodeName and Nodes are the running
+cluster. Without a NodePool in the input, a "default" NodePool with no requirements is used.
+Every NodePool may choose any instance type of the catalog its requirements allow.
 
 The table shows, per new node, the share of its allocatable CPU and memory that its pods and
 the DaemonSet pods it would run request. -o json and -o yaml print the nodeplan/v1 Plan
@@ -79,8 +79,8 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	in := addInputFlags(fs)
 	var explain, preferences, minValues string
 	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default)")
-	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "preferred scheduling terms: `Respect` (relaxed one at a time when a pod cannot be placed otherwise) or Ignore")
-	fs.StringVar(&minValues, "min-values", string(scheduling.MinValuesStrict), "NodePool minValues: `Strict` (refuse nodes with fewer distinct values) or BestEffort")
+	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "`policy` for preferred scheduling terms: Respect (relax them one at a time when a pod cannot be placed otherwise) or Ignore")
+	fs.StringVar(&minValues, "min-values", string(scheduling.MinValuesStrict), "`policy` for NodePool minValues: Strict (refuse nodes with fewer distinct values) or BestEffort (keep them, with a note)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -54,6 +54,7 @@ func TestGolden(t *testing.T) {
 		{"plan-layered-constraints.json", []string{"plan", "-f", layeredPinned, "-o", "json"}},
 		{"consolidate-scaled-to-zero.json", []string{"consolidate", "-f", scaledToZero, "--now", "2026-01-12T10:00:00Z", "-o", "json"}},
 		{"consolidate-scaled-to-zero.txt", []string{"consolidate", "-f", scaledToZero, "--now", "2026-01-12T10:00:00Z"}},
+		{"consolidate-ha-second-move.txt", []string{"consolidate", "-f", "../../examples/ha-consolidation/.steps/2-after-first-move", "--now", "2026-01-12T12:10:00Z"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -147,6 +148,17 @@ func TestPlanTable(t *testing.T) {
 	require.Equal(t, "3 of 3 pending pods placed (3 on 1 new node); new nodes $0.0680/h (lower bound $0.0519/h).", lines[4])
 }
 
+// CPU% and MEM% count the DaemonSet pods that would run on the node.
+func TestPlanTableDaemonSets(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := nodeplan("plan", "-f", "testdata/daemonsets.yaml")
+	require.Equal(t, exitOK, code, stderr)
+	lines := strings.Split(stdout, "\n")
+	// m5.xlarge: 3920m cpu allocatable; 2 web pods (1 cpu each) and agent (800m), not picky
+	// (it does not tolerate the NodePool's taint): 2800m is 71%.
+	require.Equal(t, []string{"np-1", "np", "m5.xlarge", "us-west-2a", "on-demand", "$0.1920", "2", "71%", "22%"}, fields(lines[2]))
+}
+
 func fields(line string) []string {
 	return regexp.MustCompile(` {3,}`).Split(strings.TrimSpace(line), -1)
 }
@@ -167,6 +179,11 @@ func TestPlanExplain(t *testing.T) {
 	} {
 		require.Contains(t, stdout, want)
 	}
+
+	code, stdout, stderr = nodeplan("plan", "-f", "../../examples/pod-affinity", "--explain", "api-1")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "pod anti-affinity (preferred, weight 100) over topology.kubernetes.io/zone, pods app=api (node: us-west-2b)\n")
+	require.Contains(t, stdout, "matching pods per topology.kubernetes.io/zone after the plan: us-west-2a 1, us-west-2b 1, us-west-2c 1\n")
 
 	code, stdout, stderr = nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "big")
 	require.Equal(t, exitOK, code, stderr)
