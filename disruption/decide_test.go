@@ -455,3 +455,37 @@ func TestDriftDoesNotMovePodsOntoNodesItAlsoReplaces(t *testing.T) {
 	assert.Equal(t, "default-2", d.Commands[2].Replacements[0].Name, "replacement names stay unique across commands")
 	assert.Equal(t, disruption.Summary{Nodes: 3, NodesAfter: 2, HourlyCostBefore: 0.6, HourlyCostAfter: 0.2}, d.Summary)
 }
+
+func TestCandidatesOrderedBySavingsPerDisruptionCost(t *testing.T) {
+	// a and b cost the same and either's pod fits on keeper; the budget lets one go. The
+	// node whose pods are cheaper to disrupt goes first.
+	tests := []struct {
+		name string
+		a, b *corev1.Pod
+		want string
+	}{
+		{"fewer pods", pod("web-0", "500m"), nil, "a"},
+		{"lower priority", testbuild.Pod("web-0").CPU("1").Priority(1_000_000).Obj(), pod("api-0", "1"), "b"},
+		{"lower pod-deletion-cost", pod("web-0", "1"), testbuild.Pod("api-0").CPU("1").Annotation("controller.kubernetes.io/pod-deletion-cost", "1000000000").Obj(), "a"},
+		{"ties by name", pod("web-0", "1"), pod("api-0", "1"), "a"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// Without a pod of its own, b runs two.
+			bPods := []*corev1.Pod{pod("api-0", "1"), pod("api-1", "500m")}
+			if tc.b != nil {
+				bPods = []*corev1.Pod{tc.b}
+			}
+			d := decide(t, disruption.Input{
+				NodePools: []*scheduling.NodePool{onDemand("default").Budget("1").Obj()},
+				Nodes: []*disruption.Node{
+					running("a", "default", medium, "on-demand", tc.a),
+					running("b", "default", medium, "on-demand", bPods...),
+					keep(running("keeper", "default", large, "on-demand")),
+				},
+			})
+			require.Len(t, d.Commands, 1)
+			assert.Equal(t, tc.want, d.Commands[0].Candidates[0].Node)
+		})
+	}
+}
