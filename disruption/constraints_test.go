@@ -256,3 +256,15 @@ func TestPodsListedOnANodeRunThere(t *testing.T) {
 	assert.Empty(t, d.Commands)
 	assert.Empty(t, a.Pods[0].Spec.NodeName, "the input is not modified")
 }
+
+func TestDriftFromNewTaint(t *testing.T) {
+	// The NodePool now taints its nodes dedicated=gpu:NoSchedule; the pod tolerates it.
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{onDemand("default").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule).Obj()},
+		Nodes: []*disruption.Node{running("a", "default", medium, "on-demand",
+			testbuild.Pod("train-0").CPU("3").Toleration("dedicated", "gpu", corev1.TaintEffectNoSchedule).Obj())},
+	})
+	require.Len(t, d.Commands, 1)
+	assert.Equal(t, "drifted: NodePool default's taint dedicated=gpu:NoSchedule is not on the node", d.Commands[0].Notes[0])
+	assert.Equal(t, []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}, d.Commands[0].Replacements[0].Taints)
+}

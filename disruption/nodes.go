@@ -299,8 +299,9 @@ func underutilizedBlock(n *nodeState) string {
 }
 
 // driftReason says how the node no longer matches its NodePool: its instance type left the
-// NodePool's instance types, or its labels (with those its instance type implies) no longer
-// meet the NodePool's requirements or template labels.
+// NodePool's instance types, its labels (with those its instance type implies) no longer
+// meet the NodePool's requirements or template labels, or it lacks one of the NodePool's
+// taints.
 func (d *decider) driftReason(n *nodeState) string {
 	types := d.catalog[n.poolName]
 	it := types[n.instanceType]
@@ -343,7 +344,28 @@ func (d *decider) driftReason(n *nodeState) string {
 			return fmt.Sprintf("NodePool %s's template label %s=%s is not on the node", n.poolName, k, want)
 		}
 	}
+	for _, t := range n.pool.Taints {
+		if !hasTaint(n.in.Node.Spec.Taints, t) {
+			return fmt.Sprintf("NodePool %s's taint %s is not on the node", n.poolName, taintString(t))
+		}
+	}
 	return ""
+}
+
+func hasTaint(taints []corev1.Taint, t corev1.Taint) bool {
+	for _, x := range taints {
+		if x.Key == t.Key && x.Value == t.Value && x.Effect == t.Effect {
+			return true
+		}
+	}
+	return false
+}
+
+func taintString(t corev1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
+	}
+	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
 }
 
 func (d *decider) expiredReason(n *nodeState) string {
