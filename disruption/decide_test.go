@@ -489,3 +489,44 @@ func TestCandidatesOrderedBySavingsPerDisruptionCost(t *testing.T) {
 		})
 	}
 }
+
+func TestEveryNodeNotActedOnHasItsReason(t *testing.T) {
+	pinned := running("pinned", "default", medium, "on-demand", pod("web-1", "1"))
+	pinned.Node.Annotations = map[string]string{"karpenter.sh/do-not-disrupt": "true"}
+	fresh := running("fresh", "slow", medium, "on-demand", pod("web-2", "1"))
+	fresh.LastPodEvent = now.Add(-10 * time.Minute)
+	starting := running("starting", "default", medium, "on-demand")
+	starting.Initialized = false
+	old := running("old", "default", medium, "on-demand", pod("web-3", "1"))
+	old.Created = now.Add(-1000 * time.Hour)
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{
+			pool("default").ExpireAfter(720 * time.Hour).Obj(),
+			pool("slow").ConsolidateAfter(time.Hour).Obj(),
+			pool("spot-only").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "spot").Obj(),
+		},
+		Nodes: []*disruption.Node{
+			running("idle", "default", medium, "on-demand"),
+			running("busy", "default", medium, "on-demand", pod("web-0", "1")),
+			pinned,
+			running("guarded", "default", medium, "on-demand", pod("db-0", "1")),
+			fresh,
+			starting,
+			testbuildFull("foreign"),
+			running("drifted", "spot-only", medium, "on-demand", pod("web-4", "1")),
+			old,
+		},
+		PodDisruptionBudgets: []*policyPDB{testbuild.PDB("db", map[string]string{"app": "db"}).MaxUnavailable("0").Obj()},
+	})
+	assert.Equal(t, []string{"Emptiness delete [idle] -> [] 0.20"}, summary(d))
+	assert.Equal(t, []disruption.Blocked{
+		{Node: "busy", Reason: "consolidation is not evaluated in this decision because Emptiness acted first (one method acts per decision)"},
+		{Node: "drifted", Reason: "drifted: label karpenter.sh/capacity-type=on-demand no longer meets NodePool spot-only's requirement karpenter.sh/capacity-type In [spot]; it waits for a later decision because Emptiness acted in this one (one method acts per decision)"},
+		{Node: "foreign", Reason: "the node is not managed by a NodePool (no karpenter.sh/nodepool label or NodeClaim)"},
+		{Node: "fresh", Reason: "consolidateAfter 1h0m0s has not passed since the last pod event (10m0s ago)"},
+		{Node: "guarded", Reason: "pod default/db-0: PodDisruptionBudget default/db allows 0 disruption(s) now (1 healthy of 1 pods, 1 required)"},
+		{Node: "old", Reason: "the node is 1000h0m0s old, past NodePool default's expireAfter 720h0m0s; it waits for a later decision because Emptiness acted in this one (one method acts per decision)"},
+		{Node: "pinned", Reason: "the node has karpenter.sh/do-not-disrupt"},
+		{Node: "starting", Reason: "the node is not initialized yet"},
+	}, d.Blocked)
+}
