@@ -139,7 +139,7 @@ func newDecider(in Input) (*decider, error) {
 		if p == nil {
 			return nil, fmt.Errorf("pendingPods[%d] is nil", i)
 		}
-		pending = append(pending, p)
+		pending = append(pending, pendingCopy(p))
 	}
 	sortPods(pending)
 	var bound []*corev1.Pod
