@@ -65,6 +65,31 @@ type decider struct {
 // scheduling.Solve, so evicted pods keep their constraints. The error is only for unusable
 // input (a nil object, a duplicate name, an invalid budget); a node that cannot be disrupted
 // is listed in Decisions.Blocked instead.
+//
+// The rules, Karpenter's unless said otherwise:
+//   - Nodes without a NodePool, not initialized or already disrupting are never candidates;
+//     do-not-disrupt (node or pod, and the v1alpha5 do-not-evict / do-not-consolidate) and
+//     PodDisruptionBudgets that allow no eviction now (or a pod selected by two of them)
+//     keep a node from graceful methods.
+//   - Emptiness and consolidation wait for consolidateAfter (never when it is Never);
+//     consolidationPolicy WhenEmpty limits a NodePool to Emptiness.
+//   - Budgets: per NodePool and reason, the least of the active budgets (cron windows in
+//     UTC at Now), percentages of the NodePool's initialized nodes rounded up, minus nodes
+//     disrupting, NotReady or taken by earlier commands. Expiration is not budgeted: it is
+//     forceful, and its notes say what slows its evictions (PDBs, do-not-disrupt) and which
+//     pods it leaves pending.
+//   - Within a decision, each command builds on the previous ones: removed nodes are gone,
+//     moved pods and replacements are in place, PDB disruptions are used up.
+//   - Consolidation must save money: replacements strictly cheaper than the candidates, never
+//     one of a candidate's own instance type at no lower price, one spot node replaced by
+//     spot only with 15 cheaper spot types to choose from, and several nodes only into fewer
+//     (beyond Karpenter: into more than one when cheaper). Multi-node consolidation tries the
+//     whole ranked list, Karpenter's binary search over its prefixes, and a set packed by
+//     resources that need not be a prefix, then grows the best by one node at a time;
+//     single-node stops at the first success. Candidates rank by hourly price per unit of
+//     disruption cost (pod-deletion-cost, priority, lifetime left), ties by name.
+//   - Simulations are bounded (MaxSimulationWork and the per-method limits), so a decision
+//     on a 1,000-node cluster takes well under two seconds; nodes left unevaluated say so.
 func Decide(in Input) (Decisions, error) {
 	d, err := newDecider(in)
 	if err != nil {
