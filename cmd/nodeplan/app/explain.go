@@ -165,8 +165,7 @@ func without(keys []string, key string) []string {
 func (e *explainer) constraints(b *strings.Builder, pod *corev1.Pod, node map[string]string) {
 	b.WriteString("  Constraints:\n")
 	line := func(format string, args ...any) { fmt.Fprintf(b, "    "+format+"\n", args...) }
-	req := requestsString(pod)
-	line("requests: %s", req)
+	line("requests: %s", requestsString(pod))
 
 	if len(pod.Spec.NodeSelector) > 0 {
 		keys := sortedKeys(pod.Spec.NodeSelector)
@@ -235,12 +234,12 @@ func (e *explainer) constraints(b *strings.Builder, pod *corev1.Pod, node map[st
 
 func (e *explainer) affinityTerm(line func(string, ...any), pod *corev1.Pod, what string, t corev1.PodAffinityTerm, node map[string]string) {
 	line("%s over %s, pods %s%s", what, t.TopologyKey, selectorString(t.LabelSelector), nodeValue(node, t.TopologyKey))
-	namespaces := t.Namespaces
-	if len(namespaces) == 0 && t.NamespaceSelector == nil {
-		namespaces = []string{pod.Namespace}
-	}
 	if t.NamespaceSelector != nil {
 		return // the namespaces a selector picks are not worth recomputing here
+	}
+	namespaces := t.Namespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{pod.Namespace}
 	}
 	if spread := e.spread("", namespaces, t.LabelSelector, t.TopologyKey); spread != "" {
 		line("  matching pods per %s after the plan: %s", t.TopologyKey, spread)
@@ -369,10 +368,7 @@ func requestsString(pod *corev1.Pod) string {
 	if u.cpuMilli == 0 && u.memory == 0 {
 		return "none (the pod only takes a pod slot)"
 	}
-	var parts []string
-	parts = append(parts, "cpu "+milliString(u.cpuMilli))
-	parts = append(parts, "memory "+bytesString(u.memory))
-	return strings.Join(parts, ", ")
+	return "cpu " + milliString(u.cpuMilli) + ", memory " + bytesString(u.memory)
 }
 
 func milliString(m int64) string {
