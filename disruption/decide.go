@@ -24,11 +24,11 @@ const (
 	// pod or two nodes shown to the solver (about 10µs each): a few hundred simulations of a
 	// 1,000-node cluster whose pods mostly only take room, a dozen when every pod has
 	// topology rules the solver must count.
-	MaxSimulationWork = 120_000
+	MaxSimulationWork = 100_000
 	// MaxMultiNodeNewPods bounds the pods a multi-node command may need new nodes for (by a
 	// resource estimate): the solver's work grows with pods times new nodes times instance
 	// types, so larger sets are not simulated and the search tries smaller ones.
-	MaxMultiNodeNewPods = 200
+	MaxMultiNodeNewPods = 120
 	// MaxMultiNodeCandidates bounds the nodes one multi-node command removes (Karpenter's
 	// batch of 100).
 	MaxMultiNodeCandidates = 100
