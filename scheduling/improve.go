@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,31 +140,44 @@ func (s *solver) repack(nodes []*newNode) []*newNode {
 	}
 	sort.Slice(ordered, func(i, j int) bool { return ordered[i].key < ordered[j].key })
 
+	if len(ordered) > maxRepackClasses {
+		return nil
+	}
 	var bins []*newNode
 	for count > 0 {
-		t := s.binType(types, prices, remaining, ordered)
-		if t == nil {
-			return nil
-		}
-		used := make(resources.Vector, s.dims.Len())
-		var binPods []*podInfo
-		for {
-			c := bestClass(ordered, used, t.room)
-			if c == nil {
-				break
+		fl, _ := solveFluid(types, prices, remaining)
+		var best *binFill
+		for _, t := range candidateBinTypes(types, prices, fl) {
+			f := fillBin(ordered, t, s.dims.Len())
+			if len(f.pods) == 0 {
+				continue
 			}
-			p := c.pods[c.next]
-			c.next++
-			used.Add(p.requests)
-			remaining.Sub(p.requests)
-			binPods = append(binPods, p)
-			count--
+			f.price = cheapestFitting(types, prices, f.used)
+			f.efficiency = fl.worth(f.used) / f.price
+			if best == nil || f.efficiency > best.efficiency+1e-12 || (math.Abs(f.efficiency-best.efficiency) <= 1e-12 && len(f.pods) > len(best.pods)) {
+				best = f
+			}
 		}
-		if len(binPods) == 0 {
+		if best == nil {
 			return nil
+		}
+		var binPods []*podInfo
+		used := make(resources.Vector, s.dims.Len())
+		for i, c := range ordered {
+			for k := 0; k < best.taken[i]; k++ {
+				p := c.pods[c.next]
+				c.next++
+				binPods = append(binPods, p)
+				used.Add(p.requests)
+				remaining.Sub(p.requests)
+				count--
+			}
 		}
 		binReqs := binRequirements(pool, reqs, binPods)
 		options := fittingTypes(types, used, binReqs)
+		if len(options) == 0 {
+			return nil
+		}
 		b := &newNode{
 			pool:     pool,
 			reqs:     binReqs,
@@ -180,70 +194,104 @@ func (s *solver) repack(nodes []*newNode) []*newNode {
 	return bins
 }
 
-// binType picks the type of the next bin: the type the fluid LP buys most of for the demand
-// left; if the LP's types cannot take any remaining pod, the cheapest type that takes one.
-func (s *solver) binType(types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *typeOption {
-	var rows []int
-	for i, d := range remaining {
-		if d > 0 {
-			rows = append(rows, i)
-		}
-	}
-	cols := make([][]float64, len(types))
-	for j, t := range types {
-		col := make([]float64, len(rows))
-		for r, i := range rows {
-			col[r] = float64(max(t.room[i], 0)) / float64(remaining[i])
-		}
-		cols[j] = col
-	}
-	zero := make(resources.Vector, s.dims.Len())
-	if _, x, ok := coverLP(prices, cols, len(rows)); ok {
-		best := -1
-		for j := range types {
-			if x[j] <= 1e-9 || bestClass(classes, zero, types[j].room) == nil {
-				continue
-			}
-			if best < 0 || x[j] > x[best]+1e-9 {
-				best = j
-			}
-		}
-		if best >= 0 {
-			return types[best]
-		}
-	}
-	var cheapest *typeOption
-	for j, t := range types {
-		if bestClass(classes, zero, t.room) != nil && (cheapest == nil || prices[j] < cheapestPrice(cheapest, nil)) {
-			cheapest = t
-		}
-	}
-	return cheapest
+// maxRepackClasses bounds the distinct pod shapes repacking handles; beyond it the greedy
+// packing is kept.
+const maxRepackClasses = 512
+
+// binCandidates is how many types, beyond the fluid LP's own, are tried for each bin.
+const binCandidates = 6
+
+// binFill is a trial filling of one bin.
+type binFill struct {
+	taken      []int // pods taken per class
+	pods       []int // class index of each pod taken
+	used       resources.Vector
+	price      float64
+	efficiency float64
 }
 
-// bestClass returns the class whose next pod fits and best matches the room left, by the dot
-// product of its normalised request with the normalised free room (a classic vector-packing
-// rule that pairs cpu-heavy with memory-heavy pods).
-func bestClass(classes []*podClass, used, room resources.Vector) *podClass {
-	var best *podClass
-	bestScore := -1.0
-	for _, c := range classes {
-		if c.next >= len(c.pods) || !resources.FitsSum(used, c.requests, room) {
-			continue
+// candidateBinTypes returns the types worth trying for the next bin: those the fluid LP buys
+// for the demand left, and the ones whose room is worth most per dollar at the LP's prices.
+func candidateBinTypes(types []*typeOption, prices []float64, fl fluid) []*typeOption {
+	var out []*typeOption
+	seen := map[*typeOption]bool{}
+	for j, x := range fl.count {
+		if x > 1e-9 {
+			out = append(out, types[j])
+			seen[types[j]] = true
 		}
-		score := 0.0
-		for i, r := range c.requests {
-			if r == 0 || room[i] <= 0 {
+	}
+	if fl.value == nil {
+		return types
+	}
+	potential := make([]float64, len(types))
+	order := make([]int, len(types))
+	for j, t := range types {
+		potential[j] = fl.worth(t.room) / prices[j]
+		order[j] = j
+	}
+	sort.SliceStable(order, func(a, b int) bool { return potential[order[a]] > potential[order[b]] })
+	added := 0
+	for _, j := range order {
+		if added == binCandidates {
+			break
+		}
+		if !seen[types[j]] {
+			out = append(out, types[j])
+			seen[types[j]] = true
+			added++
+		}
+	}
+	return out
+}
+
+// fillBin fills a bin of type t, without taking the pods, choosing each time the class whose
+// pod best balances the room left.
+func fillBin(classes []*podClass, t *typeOption, dims int) *binFill {
+	f := &binFill{taken: make([]int, len(classes)), used: make(resources.Vector, dims)}
+	for {
+		best := -1
+		bestScore := -1.0
+		for i, c := range classes {
+			if c.next+f.taken[i] >= len(c.pods) || !resources.FitsSum(f.used, c.requests, t.room) {
 				continue
 			}
-			capacity := float64(room[i])
-			score += float64(r) / capacity * float64(room[i]-used[i]) / capacity
+			if score := balanceScore(c.requests, f.used, t.room); score > bestScore {
+				best, bestScore = i, score
+			}
 		}
-		if score > bestScore {
-			best, bestScore = c, score
+		if best < 0 {
+			return f
+		}
+		f.taken[best]++
+		f.pods = append(f.pods, best)
+		f.used.Add(classes[best].requests)
+	}
+}
+
+// cheapestFitting is the price of the cheapest type whose room holds used.
+func cheapestFitting(types []*typeOption, prices []float64, used resources.Vector) float64 {
+	best := math.Inf(1)
+	for j, t := range types {
+		if prices[j] < best && used.Fits(t.room) {
+			best = prices[j]
 		}
 	}
 	return best
+}
+
+// balanceScore is the dot product of a request with the free room, both normalised by the
+// room: a classic vector-packing rule that pairs cpu-heavy with memory-heavy pods.
+func balanceScore(requests, used, room resources.Vector) float64 {
+	score := 0.0
+	for i, r := range requests {
+		if r == 0 || room[i] <= 0 {
+			continue
+		}
+		capacity := float64(room[i])
+		score += float64(r) / capacity * float64(room[i]-used[i]) / capacity
+	}
+	return score
 }
 
 func fittingTypes(types []*typeOption, used resources.Vector, reqs requirements.Requirements) []*typeOption {

@@ -11,46 +11,83 @@ import (
 // requests of the pods planned on new nodes in every resource. No real packing can cost less.
 func (s *solver) lowerBound() float64 {
 	demand := make(resources.Vector, s.dims.Len())
-	any := false
 	for _, n := range s.nodes {
 		for _, p := range n.pods {
 			demand.Add(p.requests)
-			any = true
 		}
 	}
-	if !any {
+	var types []*typeOption
+	var prices []float64
+	for _, pool := range s.pools {
+		for _, t := range pool.types {
+			types = append(types, t)
+			prices = append(prices, t.cheapest)
+		}
+	}
+	fl, ok := solveFluid(types, prices, demand)
+	if !ok {
 		return 0
 	}
+	return fl.cost
+}
+
+// fluid is the solution of the fluid packing LP for some demand.
+type fluid struct {
+	cost float64
+	// count is how many of each type (fractional) the LP buys.
+	count []float64
+	// value is the LP's dual price per milli-unit of each dimension: what a unit of that
+	// resource is worth at the optimum. A node is efficient when the value of what it holds
+	// is close to its price.
+	value []float64
+}
+
+// solveFluid solves min Σ price_t x_t subject to Σ_t room_t x_t ≥ demand, x ≥ 0.
+func solveFluid(types []*typeOption, prices []float64, demand resources.Vector) (fluid, bool) {
 	var rows []int
 	for i, d := range demand {
 		if d > 0 {
 			rows = append(rows, i)
 		}
 	}
-	var prices []float64
-	var cols [][]float64
-	for _, pool := range s.pools {
-		for _, t := range pool.types {
-			col := make([]float64, len(rows))
-			for r, i := range rows {
-				col[r] = float64(max(t.room[i], 0)) / float64(demand[i])
-			}
-			prices = append(prices, t.cheapest)
-			cols = append(cols, col)
+	if len(rows) == 0 || len(types) == 0 {
+		return fluid{}, false
+	}
+	cols := make([][]float64, len(types))
+	for j, t := range types {
+		col := make([]float64, len(rows))
+		for r, i := range rows {
+			col[r] = float64(max(t.room[i], 0)) / float64(demand[i])
+		}
+		cols[j] = col
+	}
+	cost, x, y, ok := coverLP(prices, cols, len(rows))
+	if !ok {
+		return fluid{}, false
+	}
+	value := make([]float64, len(demand))
+	for r, i := range rows {
+		value[i] = y[r] / float64(demand[i])
+	}
+	return fluid{cost: cost, count: x, value: value}, true
+}
+
+// worth is the fluid value of a request vector.
+func (f fluid) worth(v resources.Vector) float64 {
+	w := 0.0
+	for i, x := range v {
+		if x > 0 && i < len(f.value) {
+			w += f.value[i] * float64(x)
 		}
 	}
-	cost, _, feasible := coverLP(prices, cols, len(rows))
-	if !feasible {
-		return 0
-	}
-	return cost
+	return w
 }
 
 // coverLP solves min Σ price_j x_j subject to Σ_j col_j[r] x_j ≥ 1 for every row r, x ≥ 0,
 // with a two-phase tableau simplex (Bland's rule, so it terminates). Rows are few (one per
 // resource), columns many (one per instance type), so each pivot is cheap.
-// It returns the cost and the value of each column.
-func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, bool) {
+// It returns the cost, the value of each column and the dual price of each row.
+func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, []float64, bool) {
 	n := len(cols)
 	// Columns: n structural, m surplus, m artificial; then the right-hand side.
 	width := n + 2*m + 1
@@ -74,10 +111,10 @@ func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, boo
 		phase1[j] = 1
 	}
 	if !simplex(t, basis, phase1, n+2*m) {
-		return 0, nil, false
+		return 0, nil, nil, false
 	}
 	if objective(t, basis, phase1) > 1e-9 {
-		return 0, nil, false
+		return 0, nil, nil, false
 	}
 	// Phase 2: minimise cost over structural and surplus columns only.
 	cost := make([]float64, width)
@@ -94,7 +131,7 @@ func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, boo
 		}
 	}
 	if !simplex(t, basis, cost, n+m) {
-		return 0, nil, false
+		return 0, nil, nil, false
 	}
 	x := make([]float64, n)
 	for r, b := range basis {
@@ -102,7 +139,17 @@ func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, boo
 			x[b] = t[r][rhs]
 		}
 	}
-	return objective(t, basis, cost), x, true
+	// The dual price of row r is the reduced cost of its surplus column (cost 0, column
+	// -e_r): -c_B·B⁻¹e_r, non-negative at the optimum.
+	y := make([]float64, m)
+	for r := 0; r < m; r++ {
+		v := 0.0
+		for k, b := range basis {
+			v -= cost[b] * t[k][n+r]
+		}
+		y[r] = max(v, 0)
+	}
+	return objective(t, basis, cost), x, y, true
 }
 
 func objective(t [][]float64, basis []int, cost []float64) float64 {

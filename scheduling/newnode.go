@@ -2,6 +2,8 @@ package scheduling
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math"
 	"sort"
 	"strings"
 
@@ -29,13 +31,140 @@ type newNode struct {
 	pods     []*podInfo
 	notes    []string
 	index    int // position in the solver's free-room index
-	// price is the cheapest price the node can launch at now.
-	price float64
+	// price is the cheapest price the node can launch at now; byPrice holds its options by
+	// the price of their cheapest offering under reqs (prices alongside), cheapest first.
+	price      float64
+	byPrice    []*typeOption
+	byPriceVal []float64
+	// ownsOptions says options is the node's own array, not one shared with the pool or other
+	// nodes; spareOptions is a second own array (or nil) the next narrowing may fill.
+	ownsOptions  bool
+	spareOptions []*typeOption
+	// priceOrderCache is the solver's, shared: nodes opened alike have the same order.
+	priceOrderCache map[string]priceOrder
+	ownsPriceOrder  bool
+}
+
+// priceOrder is a memoised byPrice; its slices are never modified (filtering copies).
+type priceOrder struct {
+	types  []*typeOption
+	prices []float64
+}
+
+// priceOrderKey identifies a node's options (by content: nodes opened for different pods often
+// keep the same types) and requirements apart from its hostname.
+func priceOrderKey(n *newNode) string {
+	h := fnv.New64a()
+	var buf [4]byte
+	for _, t := range n.options {
+		buf[0], buf[1], buf[2], buf[3] = byte(t.index), byte(t.index>>8), byte(t.index>>16), byte(t.index>>24)
+		h.Write(buf[:])
+	}
+	return fmt.Sprintf("%x/%d/%s", h.Sum64(), len(n.options), requirementsKey(n.pool, n.reqs))
+}
+
+// orderByPrice refreshes byPrice after the options or requirements changed. When only options
+// were dropped the order is kept and filtered; new requirements re-price every option.
+func (n *newNode) orderByPrice(reqsChanged bool) {
+	if !reqsChanged && n.byPrice != nil {
+		keep := n.pool.scratch
+		for _, t := range n.options {
+			keep[t.index] = true
+		}
+		// Filter in place once the node owns its order; the first time, copy the shared one.
+		types, vals := n.byPrice[:0], n.byPriceVal[:0]
+		if !n.ownsPriceOrder {
+			types = make([]*typeOption, 0, len(n.options))
+			vals = make([]float64, 0, len(n.options))
+			n.ownsPriceOrder = true
+		}
+		for i, t := range n.byPrice {
+			if keep[t.index] {
+				types = append(types, t)
+				vals = append(vals, n.byPriceVal[i])
+			}
+		}
+		for _, t := range n.options {
+			keep[t.index] = false
+		}
+		n.byPrice, n.byPriceVal = types, vals
+	} else if cached, ok := n.priceOrderCache[priceOrderKey(n)]; ok {
+		n.byPrice, n.byPriceVal = cached.types, cached.prices
+		n.ownsPriceOrder = false
+	} else {
+		type priced struct {
+			t     *typeOption
+			price float64
+		}
+		all := make([]priced, 0, len(n.options))
+		for _, t := range n.options {
+			if p := cheapestPrice(t, n.reqs); p >= 0 {
+				all = append(all, priced{t, p})
+			}
+		}
+		sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
+		n.byPrice = make([]*typeOption, len(all))
+		n.byPriceVal = make([]float64, len(all))
+		for i, p := range all {
+			n.byPrice[i], n.byPriceVal[i] = p.t, p.price
+		}
+		n.priceOrderCache[priceOrderKey(n)] = priceOrder{n.byPrice, n.byPriceVal}
+		n.ownsPriceOrder = false
+	}
+	n.price = 0
+	if len(n.byPriceVal) > 0 {
+		n.price = n.byPriceVal[0]
+	}
+}
+
+// growthLimit is the highest price the node may grow to for pod p (see proportionalGrowth),
+// or +Inf when anything goes.
+func (n *newNode) growthLimit(p *podInfo) float64 {
+	if n.price <= 0 {
+		return math.Inf(1)
+	}
+	growth := 1.0
+	for i, add := range p.requests {
+		if add == 0 || i == resources.Pods {
+			continue
+		}
+		if n.used[i] == 0 {
+			return math.Inf(1) // a resource the node did not use yet: no basis for comparison
+		}
+		growth = max(growth, float64(n.used[i]+add)/float64(n.used[i]))
+	}
+	return n.price * growth * growthSlack
+}
+
+// affordable reports, cheaply, whether some option within the pod's growth limit has room for
+// it: a necessary condition for joining, checked before the full narrowing.
+func (n *newNode) affordable(p *podInfo) bool {
+	limit := n.growthLimit(p)
+	for i, t := range n.byPrice {
+		if n.byPriceVal[i] > limit {
+			return false
+		}
+		if resources.FitsSum(n.used, p.requests, t.room) {
+			return true
+		}
+	}
+	return false
 }
 
 // free is the most room any remaining option leaves.
+// free is the room a pod can still expect on the node: the most room of the options the node
+// may grow to for a pod no larger than the average pod already on it (see growthLimit). Pods
+// come largest first, so later pods are no larger; a larger pod that could justify more growth
+// may miss a node, never land on a wrong one.
 func (n *newNode) free() resources.Vector {
-	f := n.maxRoom.Clone()
+	limit := n.price * growthSlack * (1 + 1/float64(max(len(n.pods), 1)))
+	f := make(resources.Vector, len(n.used))
+	for i, t := range n.byPrice {
+		if n.byPriceVal[i] > limit {
+			break
+		}
+		f.Max(t.room)
+	}
 	f.Sub(n.used)
 	return f
 }
@@ -103,7 +232,9 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 
 // fitOptions returns the options of from that can carry used+add under reqs, or nil. When
 // reqsChanged is false the requirement test is skipped (the options already satisfy reqs).
-func (s *solver) fitOptions(from []*typeOption, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*typeOption {
+// A narrowed list is written into dst when it has room (dst must not share from's array),
+// else into a new array; an unchanged list is from itself.
+func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*typeOption {
 	keep := func(t *typeOption) bool {
 		if !resources.FitsSum(used, p.requests, t.room) {
 			return false
@@ -128,7 +259,10 @@ func (s *solver) fitOptions(from []*typeOption, reqs requirements.Requirements, 
 	if n == len(from) {
 		return from
 	}
-	out := make([]*typeOption, 0, n)
+	out := dst[:0]
+	if cap(out) < n {
+		out = make([]*typeOption, 0, n)
+	}
 	for _, t := range from {
 		if keep(t) {
 			out = append(out, t)
@@ -165,6 +299,12 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 		}
 		return candidate{}, reject(explain, ConstraintResources, stageResources, "node %s is full", n.name)
 	}
+	if !n.affordable(p) {
+		if !explain {
+			return candidate{}, rejection{constraint: ConstraintResources, stage: stageResources}
+		}
+		return candidate{}, reject(explain, ConstraintResources, stageResources, "adding the pod would move %s to a disproportionately pricier type", n.name)
+	}
 	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
 		if !explain {
 			return candidate{}, rejection{constraint: ConstraintHostPorts, stage: stageHostPorts}
@@ -188,7 +328,16 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 			continue
 		}
 		changed := len(reqs) != len(n.reqs) || !sameRequirements(reqs, n.reqs)
-		options := s.fitOptions(n.options, reqs, changed, n.used, p, n.pool, n.reserved, n.attach)
+		var dst []*typeOption
+		if len(alts) == 1 && !explain {
+			// The only candidate, and commitNewNode follows at once: filter into the node's
+			// spare array instead of a new one.
+			if n.spareOptions == nil {
+				n.spareOptions = make([]*typeOption, 0, len(n.options))
+			}
+			dst = n.spareOptions
+		}
+		options := s.fitOptions(dst, n.options, reqs, changed, n.used, p, n.pool, n.reserved, n.attach)
 		if options == nil {
 			last = rejection{constraint: ConstraintResources, stage: stageResources}
 			if explain {
@@ -196,7 +345,7 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 			}
 			continue
 		}
-		if (len(options) != len(n.options) || changed) && !proportionalGrowth(n, p, cheapestUnder(options, reqs)) {
+		if (len(options) != len(n.options) || changed) && cheapestUnder(options, reqs) > n.growthLimit(p) {
 			last = rejection{constraint: ConstraintResources, stage: stageResources}
 			if explain {
 				last = reject(true, ConstraintResources, stageResources, "adding the pod would move %s to a disproportionately pricier type", n.name)
@@ -242,15 +391,28 @@ func cheaperCandidate(a, b candidate) bool {
 
 // commitNewNode applies a successful tryNewNode.
 func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
-	if len(c.options) != len(n.options) || !sameRequirements(c.reqs, n.reqs) || len(c.reqs) != len(n.reqs) {
-		n.price = cheapestUnder(c.options, c.reqs)
-	}
+	reqsChanged := !sameRequirements(c.reqs, n.reqs) || len(c.reqs) != len(n.reqs)
+	optionsChanged := len(c.options) != len(n.options)
 	n.reqs = c.reqs
 	p.placedAlt = c.alt
 	if len(c.options) != len(n.options) {
+		// c.options is the node's spare array or a fresh one; the replaced array becomes the
+		// spare when the node owned it (never when it is shared with the pool or a cache).
+		spare := n.spareOptions
+		if sameArray(spare, c.options) {
+			spare = nil // the spare became the options
+		}
+		if n.ownsOptions {
+			spare = n.options[:0]
+		}
+		n.spareOptions = spare
+		n.ownsOptions = true
 		n.options = c.options
 		n.maxRoom = maxRoom(n.options, s.dims)
 		n.pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
+	}
+	if reqsChanged || optionsChanged {
+		n.orderByPrice(reqsChanged)
 	}
 	n.notes = appendUnique(n.notes, c.notes...)
 	n.used.Add(p.requests)
@@ -295,6 +457,8 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 		reserved: make(resources.Vector, s.dims.Len()+1),
 		ports:    append([]hostPort(nil), pool.daemonPorts...),
 		attach:   volume.NewAttachCounter(),
+
+		priceOrderCache: s.priceOrderCache,
 	}
 	if len(pool.types) == 0 {
 		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "no instance type satisfies the nodepool's requirements")
@@ -315,7 +479,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 			last = worse(last, r)
 			continue
 		}
-		options := s.fitOptions(s.allowedTypes(pool, reqs), reqs, false, n.used, p, pool, n.reserved, n.attach)
+		options := s.fitOptions(nil, s.allowedTypes(pool, reqs), reqs, false, n.used, p, pool, n.reserved, n.attach)
 		if options == nil {
 			last = worse(last, s.explainNoOption(pool, p, reqs, explain))
 			continue
@@ -340,7 +504,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
 	pool.reserveNode()
 	n.notes = best.notes
-	n.price = cheapestUnder(n.options, n.reqs)
+	n.orderByPrice(true)
 	p.placedAlt = best.alt
 	n.used.Add(p.requests)
 	n.ports = append(n.ports, p.hostPorts...)
@@ -527,32 +691,22 @@ func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
 }
 
 // growthSlack is how much faster than its requests a node's price may grow when a pod joins.
+// First-fit keeps adding pods while any option still fits, which on a real catalog ends on
+// the few huge, costly types (memory-optimised u-* instances) once the usual families are
+// full. A pod may join only if the node's price grows no faster than its requests (with this
+// slack); otherwise the pod is better off on another or a new node.
 const growthSlack = 1.25
-
-// proportionalGrowth reports whether a node may take a pod that raises its cheapest price to
-// newPrice. First-fit keeps adding pods while any option still fits, which on a real catalog
-// ends on the few huge, costly types (memory-optimised u-* instances) once the usual families
-// are full. A pod may join only if the price grows no faster than the node's requests (with
-// some slack); otherwise the pod is better off on another or a new node.
-func proportionalGrowth(n *newNode, p *podInfo, newPrice float64) bool {
-	if n.price <= 0 || newPrice <= n.price {
-		return true
-	}
-	growth := 1.0
-	for i, add := range p.requests {
-		if add == 0 || i == resources.Pods {
-			continue
-		}
-		if n.used[i] == 0 {
-			return true // a resource the node did not use yet: no basis for comparison
-		}
-		growth = max(growth, float64(n.used[i]+add)/float64(n.used[i]))
-	}
-	return newPrice/n.price <= growth*growthSlack
-}
 
 // cheapestUnder is the lowest price any option can launch at under reqs, or 0 with none.
 func cheapestUnder(options []*typeOption, reqs requirements.Requirements) float64 {
 	c, _ := cheapestChoice(options, reqs)
 	return c.offering.Price
+}
+
+// sameArray reports whether two slices share a backing array start.
+func sameArray(a, b []*typeOption) bool {
+	if cap(a) == 0 || cap(b) == 0 {
+		return false
+	}
+	return &a[:1][0] == &b[:1][0]
 }

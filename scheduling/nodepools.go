@@ -34,6 +34,8 @@ type poolState struct {
 	// minValues lists the pool's keys with a minValues bound.
 	minValues []minValuesRule
 	nodeCount int
+	// scratch is a per-type flag buffer, all false between uses.
+	scratch []bool
 	// compatible memoises compatibleTypes, for explanations.
 	compatible map[string][]*typeOption
 }
@@ -45,8 +47,10 @@ type minValuesRule struct {
 
 // typeOption is an instance type as a pool sees it.
 type typeOption struct {
-	it   *instancetype.InstanceType
-	reqs requirements.Requirements
+	// index is the type's position in its pool's types.
+	index int
+	it    *instancetype.InstanceType
+	reqs  requirements.Requirements
 	// room is allocatable minus the requests of the pool's daemons on this type.
 	room     resources.Vector
 	capacity resources.Vector
@@ -160,6 +164,10 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon, e
 		}
 		return p.types[i].it.Name < p.types[j].it.Name
 	})
+	for i, t := range p.types {
+		t.index = i
+	}
+	p.scratch = make([]bool, len(p.types))
 	p.daemonPorts = poolDaemonPorts(p, daemons)
 	if len(np.Limits) > 0 {
 		p.remaining = make(resources.Vector, dims.Len()+1)

@@ -26,9 +26,10 @@ type solver struct {
 	topology   *topologyState
 	altScratch []requirements.Requirements
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
-	allowedCache map[string][]*typeOption
-	optionsCache map[string][]string
-	altOrigin    []requirements.Requirements // the pod alternative behind each altScratch entry
+	allowedCache    map[string][]*typeOption
+	optionsCache    map[string][]string
+	priceOrderCache map[string]priceOrder
+	altOrigin       []requirements.Requirements // the pod alternative behind each altScratch entry
 	// existingFree and newFree index the free room of existing and new nodes.
 	existingFree, newFree *freeIndex
 	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
@@ -77,7 +78,7 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
 	s := &solver{opts: opts, dims: collectDims(in), claimNode: map[string]string{}, usedNames: map[string]bool{},
-		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}}
+		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{}}
 	var err error
 	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims); err != nil {
 		return nil, nil, nil, err
