@@ -1,10 +1,12 @@
 package scheduling
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -529,7 +531,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 	}
 	compatible := pool.compatibleTypes(reqs)
 	if len(compatible) == 0 {
-		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "no instance type with an available offering satisfies %s", describeRequirements(reqs, pool))
+		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), excludedBy(pool, reqs))
 	}
 	zero := make(resources.Vector, s.dims.Len())
 	var fitting []*typeOption
@@ -709,4 +711,45 @@ func sameArray(a, b []*typeOption) bool {
 		return false
 	}
 	return &a[:1][0] == &b[:1][0]
+}
+
+// excludedBy says which requirements rule out the NodePool's instance types, most
+// eliminations first, so a reason names the NodePool requirement that excludes the type a pod
+// pins, not only the pod's own asks.
+func excludedBy(pool *poolState, reqs requirements.Requirements) string {
+	counts := map[string]int{}
+	for _, it := range pool.np.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		var err *requirements.ConflictError
+		if e := it.Requirements().Intersects(reqs); e != nil && errors.As(e, &err) {
+			counts[reqs[err.Key].String()]++
+			continue
+		}
+		if len(it.CompatibleOfferings(reqs)) == 0 {
+			counts["an available offering in the allowed zones and capacity types"]++
+		}
+	}
+	if len(counts) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	if len(keys) > 3 {
+		keys = keys[:3]
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s rules out %d", k, counts[k])
+	}
+	return " (of " + strconv.Itoa(len(pool.np.InstanceTypes)) + " instance types: " + strings.Join(parts, "; ") + ")"
 }

@@ -471,7 +471,11 @@ func (s *solver) topologyRejection(p *podInfo, g *topology.Group, domains []stri
 	if counts == "" {
 		counts = "no domain for " + g.Key
 	}
-	return reject(true, c, stageTopology, "%s: no allowed domain on %s (counts: %s)", g.Describe(), nv.name, counts)
+	where := nv.name
+	if nv.existing == nil && !s.isPlanned(nv.name) {
+		where = "a new node"
+	}
+	return reject(true, c, stageTopology, "%s: no allowed domain on %s (counts: %s)", g.Describe(), where, counts)
 }
 
 // recordTopology counts p in the domains of the node it was placed on.
@@ -612,4 +616,15 @@ func (s *solver) hostnameSkip(p *podInfo) *skipSet {
 		}
 	}
 	return nil
+}
+
+// isPlanned reports whether a new node of that name is already in the plan (a node being
+// opened has a tentative name that must not show in explanations).
+func (s *solver) isPlanned(name string) bool {
+	for _, n := range s.nodes {
+		if n.name == name {
+			return true
+		}
+	}
+	return false
 }
