@@ -176,7 +176,7 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 		Price:               c.offering.Price,
 		InstanceTypeOptions: names,
 		Labels:              labels,
-		Taints:              copyTaints(n.pool.np.Taints),
+		Taints:              append([]corev1.Taint{}, n.pool.np.Taints...),
 		StartupTaints:       copyTaints(n.pool.np.StartupTaints),
 		Capacity:            it.Capacity.DeepCopy(),
 		Allocatable:         it.Allocatable(),

@@ -23,7 +23,7 @@ type NodeClaim struct {
 	// InstanceTypeOptions are every type that would fit the node's pods, cheapest first.
 	InstanceTypeOptions []string            `json:"instanceTypeOptions"`
 	Labels              map[string]string   `json:"labels"`
-	Taints              []corev1.Taint      `json:"taints,omitempty"`
+	Taints              []corev1.Taint      `json:"taints"`
 	StartupTaints       []corev1.Taint      `json:"startupTaints,omitempty"`
 	Capacity            corev1.ResourceList `json:"capacity"`
 	Allocatable         corev1.ResourceList `json:"allocatable"`
