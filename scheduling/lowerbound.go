@@ -1,19 +1,33 @@
 package scheduling
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
-// lowerBound is the cost of the fluid relaxation of the new nodes' packing: the cheapest mix
-// of fractional instances, over every type any NodePool offers, whose room covers the total
-// requests of the pods planned on new nodes in every resource. No real packing can cost less.
+// lowerBound is a cost no plan for the pods on new nodes can beat: the larger of two fluid
+// relaxations. The first covers the total requests with fractional instances of every type
+// any NodePool offers. The second is taken per class of pods with the same requirements and
+// tolerations: any plan must at least pay for nodes holding that class, on types the class
+// may use, at the prices its requirements allow (so pods pinned to one offering are priced at
+// that offering, not at the catalog's cheapest).
 func (s *solver) lowerBound() float64 {
 	demand := make(resources.Vector, s.dims.Len())
+	classes := map[string]*boundClass{}
 	for _, n := range s.nodes {
 		for _, p := range n.pods {
 			demand.Add(p.requests)
+			key := classKey(p)
+			c := classes[key]
+			if c == nil {
+				c = &boundClass{pod: p, demand: make(resources.Vector, s.dims.Len()), largest: make(resources.Vector, s.dims.Len())}
+				classes[key] = c
+			}
+			c.demand.Add(p.requests)
+			c.largest.Max(p.requests)
 		}
 	}
 	var types []*typeOption
@@ -28,7 +42,71 @@ func (s *solver) lowerBound() float64 {
 	if !ok {
 		return 0
 	}
-	return fl.cost
+	bound := fl.cost
+	for _, c := range classes {
+		if len(classes) == 1 && classKey(c.pod) == "" {
+			break // the plain class is the whole demand, bounded above already
+		}
+		types, prices := s.classTypes(c)
+		if cfl, ok := solveFluid(types, prices, c.demand); ok && cfl.cost > bound {
+			bound = cfl.cost
+		}
+	}
+	return bound
+}
+
+// boundClass is pods with the same requirements and tolerations, for the lower bound.
+type boundClass struct {
+	pod     *podInfo // a representative
+	demand  resources.Vector
+	largest resources.Vector
+}
+
+// classKey groups pods by what limits their choice of types: requirement alternatives (with
+// the preference in force) and tolerations. Plain pods share the empty key.
+func classKey(p *podInfo) string {
+	alts := p.effective()
+	if len(p.pod.Spec.Tolerations) == 0 && (len(alts) == 0 || (len(alts) == 1 && len(alts[0]) == 0)) {
+		return ""
+	}
+	var b strings.Builder
+	for _, alt := range alts {
+		b.WriteString(alt.String())
+		b.WriteString(" | ")
+	}
+	fmt.Fprint(&b, p.pod.Spec.Tolerations)
+	return b.String()
+}
+
+// classTypes lists the types a class may use, priced at the cheapest offering its requirements
+// and the NodePool's allow, with the largest pod of the class fitting.
+func (s *solver) classTypes(c *boundClass) ([]*typeOption, []float64) {
+	var types []*typeOption
+	var prices []float64
+	for _, pool := range s.pools {
+		if _, bad := c.pod.untoleratedTaint(pool.np.Taints); bad {
+			continue
+		}
+		for _, t := range pool.types {
+			if !c.largest.Fits(t.room) {
+				continue
+			}
+			best := -1.0
+			for _, alt := range c.pod.effective() {
+				if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
+					continue
+				}
+				if price := cheapestPrice(t, alt); price >= 0 && (best < 0 || price < best) {
+					best = price
+				}
+			}
+			if best >= 0 {
+				types = append(types, t)
+				prices = append(prices, best)
+			}
+		}
+	}
+	return types, prices
 }
 
 // fluid is the solution of the fluid packing LP for some demand.
