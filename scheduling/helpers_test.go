@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	tb "github.com/nodeplan/nodeplan/internal/testbuild"
@@ -115,6 +116,8 @@ type scenario struct {
 	pools    []*scheduling.NodePool // defaultPool() when nil
 	existing []*scheduling.ExistingNode
 	daemons  []*appsv1.DaemonSet
+	claims   []*corev1.PersistentVolumeClaim
+	classes  []*storagev1.StorageClass
 	opts     scheduling.Options
 	// want is the rendered plan (see render).
 	want []string
@@ -125,7 +128,8 @@ type scenario struct {
 }
 
 func (sc scenario) input() scheduling.Input {
-	in := scheduling.Input{Pods: sc.pods, NodePools: sc.pools, ExistingNodes: sc.existing, DaemonSets: sc.daemons, Options: sc.opts}
+	in := scheduling.Input{Pods: sc.pods, NodePools: sc.pools, ExistingNodes: sc.existing, DaemonSets: sc.daemons, Options: sc.opts,
+		PersistentVolumeClaims: sc.claims, StorageClasses: sc.classes}
 	if in.NodePools == nil {
 		in.NodePools = pools(defaultPool())
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -623,6 +624,44 @@ func TestSolveHostPorts(t *testing.T) {
 		name: ":: conflicts with any address",
 		pods: pods(pod("a", "10.0.0.1", 80, ""), pod("b", "::", 80, "")),
 		want: []string{"default-1 c2 us-west-2a spot: a", "default-2 c2 us-west-2a spot: b"},
+	}})
+}
+
+func TestSolveVolumes(t *testing.T) {
+	wait := storagev1.VolumeBindingWaitForFirstConsumer
+	gp3 := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "gp3"}, Provisioner: "ebs.csi.aws.com", VolumeBindingMode: &wait}
+	claim := func(name string) *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+			Spec:       corev1.PersistentVolumeClaimSpec{StorageClassName: &gp3.Name, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}},
+		}
+	}
+	run(t, []scenario{{
+		name:    "pods sharing a ReadWriteOnce claim share a node",
+		pods:    pods(tb.Pod("a").CPU("1").PVC("data", "data"), tb.Pod("b").CPU("1500m").PVC("data", "data"), tb.Pod("c").CPU("1")),
+		claims:  []*corev1.PersistentVolumeClaim{claim("data")},
+		classes: []*storagev1.StorageClass{gp3},
+		want:    []string{"default-1 c4 us-west-2a spot: a b c"},
+	}, {
+		name: "a pod that cannot join the node its ReadWriteOnce claim is used on",
+		pods: pods(
+			tb.Pod("a").CPU("1").NodeSelector(zone, "us-west-2b").PVC("data", "data"),
+			tb.Pod("b").CPU("100m").NodeSelector(zone, "us-west-2a").PVC("data", "data"),
+		),
+		claims:  []*corev1.PersistentVolumeClaim{claim("data")},
+		classes: []*storagev1.StorageClass{gp3},
+		want:    []string{"default-1 c2 us-west-2b spot: a", "unschedulable b: Volume"},
+		// New nodes are named when the plan is final, so the reason does not guess a name.
+		reasons: map[string]string{"b": "nodepool default: claim default/data is ReadWriteOnce and used on a new node of this plan"},
+	}, {
+		name: "a claim in use on an existing node pins the pod there",
+		pods: pods(tb.Pod("b").CPU("3").PVC("data", "data")),
+		existing: nodes(tb.Node("n1", "2", "4Gi", 20).Pods(
+			tb.Pod("a").CPU("100m").PVC("data", "data").Obj()).Obj()),
+		claims:  []*corev1.PersistentVolumeClaim{claim("data")},
+		classes: []*storagev1.StorageClass{gp3},
+		want:    []string{"unschedulable b: Volume"},
+		reasons: map[string]string{"b": "claim default/data is ReadWriteOnce and used on node n1"},
 	}})
 }
 

@@ -19,12 +19,16 @@ func (s *solver) volumeFits(p *podInfo, attach *volume.AttachCounter, limits map
 		if on == "" {
 			continue
 		}
+		if !c.ReadWriteOncePod && on == nodeName {
+			continue
+		}
+		if !explain {
+			return rejection{constraint: ConstraintVolume, stage: stageVolume}
+		}
 		if c.ReadWriteOncePod {
-			return reject(explain, ConstraintVolume, stageVolume, "claim %s is ReadWriteOncePod and already used by a pod on %s", c.Key, on)
+			return reject(true, ConstraintVolume, stageVolume, "claim %s is ReadWriteOncePod and already used by a pod on %s", c.Key, s.claimHolder(c, on))
 		}
-		if on != nodeName {
-			return reject(explain, ConstraintVolume, stageVolume, "claim %s is ReadWriteOnce and used on node %s", c.Key, on)
-		}
+		return reject(true, ConstraintVolume, stageVolume, "claim %s is ReadWriteOnce and used on %s", c.Key, s.claimHolder(c, on))
 	}
 	if limits != nil && len(p.volumes.Claims) > 0 {
 		if driver, fits := attach.CanAdd(p.volumes.Claims, limits); !fits {
@@ -32,6 +36,20 @@ func (s *solver) volumeFits(p *podInfo, attach *volume.AttachCounter, limits map
 		}
 	}
 	return ok
+}
+
+// claimHolder names the node a claim is used on for an explanation: an existing node by its
+// name, a node of this plan without one, since new nodes are only named once the plan is final.
+func (s *solver) claimHolder(c volume.Claim, on string) string {
+	if c.InUseOn != "" {
+		return "node " + on
+	}
+	for _, n := range s.existing {
+		if n.name == on {
+			return "node " + on
+		}
+	}
+	return "a new node of this plan"
 }
 
 // attachFits reports whether a node of type t can attach the claims counted so far plus the
