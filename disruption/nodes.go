@@ -13,6 +13,8 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"maps"
+	"slices"
 )
 
 // Annotations that keep a node, or the node a pod runs on, from voluntary disruption. The
@@ -422,11 +424,4 @@ func rankLess(a, b *nodeState) bool {
 	return a.name < b.name
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

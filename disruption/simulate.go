@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
+	"maps"
+	"slices"
 )
 
 // outcome is what a simulation of removing some nodes found.
@@ -228,14 +230,7 @@ func roundPrice(p float64) float64 {
 	return float64(int64(p*1e6+0.5)) / 1e6
 }
 
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedMapKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // simulationWork estimates what a solve cost, in units of about 10µs: its setup is linear
 // in the nodes and running pods it is shown, placing pods on existing nodes in the pods, and

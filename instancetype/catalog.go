@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeplan/nodeplan/requirements"
+	"maps"
+	"slices"
 )
 
 // Catalog is a set of instance types, usually those of one region.
@@ -191,14 +193,7 @@ func (f instanceTypeFile) convert(validLabels map[[2]string]bool) (*InstanceType
 	return it, nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func sortedIntKeys(m map[string]int) []string {
 	keys := make([]string, 0, len(m))

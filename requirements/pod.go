@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"maps"
+	"slices"
 )
 
 // FromNodeSelector converts a pod's spec.nodeSelector.
@@ -102,11 +104,4 @@ func PodPreferences(pod *corev1.Pod) []PreferredTerm {
 	return out
 }
 
-func sortedMapKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedMapKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -12,6 +12,8 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"maps"
+	"slices"
 )
 
 // poolState is a NodePool prepared for one solve: its requirement set, the instance types it
@@ -439,14 +441,7 @@ func (p *poolState) fitsLimits(capacity resources.Vector) bool {
 	return !p.limited[n] || p.remaining[n] >= 1
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 // fitsLimitsWith reports whether a node of this capacity fits the limits, counting the
 // capacity the node already holds (reserved) as available to it.

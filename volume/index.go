@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/requirements"
+	"maps"
+	"slices"
 )
 
 // Annotations that mark a StorageClass as the cluster default; the beta one is still
@@ -394,11 +396,4 @@ func objectKey(namespace, name string) string {
 	return namespace + "/" + name
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

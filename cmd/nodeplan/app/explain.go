@@ -12,6 +12,8 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/volume"
+	"maps"
+	"slices"
 )
 
 // Explain tells what the plan does with one pod (namespace/name) and why, from the plan and
@@ -430,14 +432,7 @@ func selectorString(s *metav1.LabelSelector) string {
 	return "(all)"
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func orDefault(s, def string) string {
 	if s == "" {
