@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,58 +116,6 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 	if len(n.byPriceVal) > 0 {
 		n.price = n.byPriceVal[0]
 	}
-}
-
-// growthLimit is the highest price the node may grow to for pod p (see proportionalGrowth),
-// or +Inf when anything goes.
-func (n *newNode) growthLimit(p *podInfo) float64 {
-	if n.price <= 0 {
-		return math.Inf(1)
-	}
-	growth := 1.0
-	for i, add := range p.requests {
-		if add == 0 || i == resources.Pods {
-			continue
-		}
-		if n.used[i] == 0 {
-			return math.Inf(1) // a resource the node did not use yet: no basis for comparison
-		}
-		growth = max(growth, float64(n.used[i]+add)/float64(n.used[i]))
-	}
-	return n.price * growth * growthSlack
-}
-
-// affordable reports, cheaply, whether some option within the pod's growth limit has room for
-// it: a necessary condition for joining, checked before the full narrowing.
-func (n *newNode) affordable(p *podInfo) bool {
-	limit := n.growthLimit(p)
-	for i, t := range n.byPrice {
-		if n.byPriceVal[i] > limit {
-			return false
-		}
-		if resources.FitsSum(n.used, p.requests, t.room) {
-			return true
-		}
-	}
-	return false
-}
-
-// free is the most room any remaining option leaves.
-// free is the room a pod can still expect on the node: the most room of the options the node
-// may grow to for a pod no larger than the average pod already on it (see growthLimit). Pods
-// come largest first, so later pods are no larger; a larger pod that could justify more growth
-// may miss a node, never land on a wrong one.
-func (n *newNode) free() resources.Vector {
-	limit := n.price * growthSlack * (1 + 1/float64(max(len(n.pods), 1)))
-	f := make(resources.Vector, len(n.used))
-	for i, t := range n.byPrice {
-		if n.byPriceVal[i] > limit {
-			break
-		}
-		f.Max(t.room)
-	}
-	f.Sub(n.used)
-	return f
 }
 
 // candidate is a node state a pod would produce on joining a node: narrowed requirements and
@@ -301,7 +248,7 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 		}
 		return candidate{}, reject(explain, ConstraintResources, stageResources, "node %s is full", n.name)
 	}
-	if !n.affordable(p) {
+	if !s.affordable(n, p) {
 		if !explain {
 			return candidate{}, rejection{constraint: ConstraintResources, stage: stageResources}
 		}
@@ -347,7 +294,7 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 			}
 			continue
 		}
-		if (len(options) != len(n.options) || changed) && cheapestUnder(options, reqs) > n.growthLimit(p) {
+		if (len(options) != len(n.options) || changed) && !s.growthAllowed(n, options, reqs, p) {
 			last = rejection{constraint: ConstraintResources, stage: stageResources}
 			if explain {
 				last = reject(true, ConstraintResources, stageResources, "adding the pod would move %s to a disproportionately pricier type", n.name)
@@ -691,13 +638,6 @@ func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
 	}
 	return b.String()
 }
-
-// growthSlack is how much faster than its requests a node's price may grow when a pod joins.
-// First-fit keeps adding pods while any option still fits, which on a real catalog ends on
-// the few huge, costly types (memory-optimised u-* instances) once the usual families are
-// full. A pod may join only if the node's price grows no faster than its requests (with this
-// slack); otherwise the pod is better off on another or a new node.
-const growthSlack = 1.25
 
 // cheapestUnder is the lowest price any option can launch at under reqs, or 0 with none.
 func cheapestUnder(options []*typeOption, reqs requirements.Requirements) float64 {

@@ -53,6 +53,9 @@ type podInfo struct {
 	// narrowed by.
 	placedAlt requirements.Requirements
 
+	// alone memoises aloneCost (0: not computed yet).
+	alone float64
+
 	ruleKeysCache []string
 	ruleKeysFor   int
 }

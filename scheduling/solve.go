@@ -25,6 +25,7 @@ type solver struct {
 	usedNames  map[string]bool
 	topology   *topologyState
 	altScratch []requirements.Requirements
+	scratch    resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
 	allowedCache    map[string][]*typeOption
 	optionsCache    map[string][]string
@@ -83,6 +84,7 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims); err != nil {
 		return nil, nil, nil, err
 	}
+	s.scratch = make(resources.Vector, s.dims.Len())
 	s.existingFree = newFreeIndex(s.dims.Len())
 	s.newFree = newFreeIndex(s.dims.Len())
 	for _, n := range s.existing {

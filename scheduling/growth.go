@@ -1,0 +1,118 @@
+package scheduling
+
+import (
+	"math"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// growthSlack bounds how much more a node may pay per copy of its contents when a pod makes
+// it grow into a bigger type, unless the growth costs less than a node of the pod's own.
+//
+// First-fit keeps adding pods to a node while any option still fits them, which on a real
+// catalog ends on the few huge, costly types (memory-optimised u-* instances at $50+/h) once
+// the usual families are full. A node may grow only into a type that costs no more, per copy
+// of what the node would hold, than its current cheapest type (with this slack): doubling
+// within a family costs the same per copy and is allowed, a jump to a type priced far above
+// its extra room is not, and the pod goes to another or a new node.
+const growthSlack = 1.25
+
+// copyCost is a type's price divided by how many copies of contents v fit in its room (over
+// every resource v uses, pod slots included). Less than one copy makes it more than the price.
+func copyCost(price float64, room, v resources.Vector) float64 {
+	copies := math.Inf(1)
+	for i, x := range v {
+		if x > 0 {
+			copies = min(copies, float64(max(room[i], 0))/float64(x))
+		}
+	}
+	if math.IsInf(copies, 1) {
+		return 0
+	}
+	if copies == 0 {
+		return math.Inf(1)
+	}
+	return price / copies
+}
+
+// growsWell reports whether moving the node's cheapest type to one with this room and price
+// keeps the cost per copy of contents v within growthSlack of the current type's.
+func (n *newNode) growsWell(room resources.Vector, price float64, v resources.Vector) bool {
+	if len(n.byPrice) == 0 || price <= n.price {
+		return true
+	}
+	return copyCost(price, room, v) <= growthSlack*copyCost(n.price, n.byPrice[0].room, v)
+}
+
+// withPod returns the node's requests plus p's, in the solver's scratch vector.
+func (s *solver) withPod(n *newNode, p *podInfo) resources.Vector {
+	v := s.scratch[:len(n.used)]
+	copy(v, n.used)
+	v.Add(p.requests)
+	return v
+}
+
+// affordable reports, cheaply, whether the cheapest option that can hold the pod keeps the
+// node growing well: a necessary condition for joining, checked before the full narrowing.
+func (s *solver) affordable(n *newNode, p *podInfo) bool {
+	v := s.withPod(n, p)
+	for i, t := range n.byPrice {
+		if v.Fits(t.room) {
+			return n.growsWell(t.room, n.byPriceVal[i], v) || n.byPriceVal[i]-n.price <= s.aloneCost(p)
+		}
+	}
+	return false
+}
+
+// aloneCost is the price of the cheapest node the pod could have to itself (any NodePool
+// whose taints it tolerates, any of its alternatives), memoised on the pod; +Inf if none.
+func (s *solver) aloneCost(p *podInfo) float64 {
+	if p.alone > 0 {
+		return p.alone
+	}
+	best := math.Inf(1)
+	for _, pool := range s.pools {
+		if _, bad := p.untoleratedTaint(pool.np.Taints); bad {
+			continue
+		}
+		for _, alt := range p.effective() {
+			if pool.reqs.Conflict(alt) != "" {
+				continue
+			}
+			for _, t := range pool.types {
+				if t.cheapest >= best || !p.requests.Fits(t.room) || t.reqs.Conflict(alt) != "" {
+					continue
+				}
+				if price := cheapestPrice(t, alt); price >= 0 && price < best {
+					best = price
+				}
+			}
+		}
+	}
+	p.alone = best
+	return best
+}
+
+// growthAllowed is affordable for the options and requirements a join would leave.
+func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requirements.Requirements, p *podInfo) bool {
+	c, ok := cheapestChoice(options, reqs)
+	if !ok {
+		return false
+	}
+	v := s.withPod(n, p)
+	return n.growsWell(c.option.room, c.offering.Price, v) || c.offering.Price-n.price <= s.aloneCost(p)
+}
+
+// free is the room a pod can expect on the node: the most room among the options the node
+// may grow into with its current contents (see growsWell).
+func (n *newNode) free() resources.Vector {
+	f := make(resources.Vector, len(n.used))
+	for i, t := range n.byPrice {
+		if n.growsWell(t.room, n.byPriceVal[i], n.used) {
+			f.Max(t.room)
+		}
+	}
+	f.Sub(n.used)
+	return f
+}
