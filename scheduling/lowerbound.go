@@ -23,11 +23,13 @@ func (s *solver) lowerBound() float64 {
 			key := classKey(p)
 			c := classes[key]
 			if c == nil {
-				c = &boundClass{pod: p, demand: make(resources.Vector, s.dims.Len()), largest: make(resources.Vector, s.dims.Len())}
+				c = &boundClass{pod: p, demand: make(resources.Vector, s.dims.Len()), smallest: p.requests.Clone()}
 				classes[key] = c
 			}
 			c.demand.Add(p.requests)
-			c.largest.Max(p.requests)
+			for i, r := range p.requests {
+				c.smallest[i] = min(c.smallest[i], r)
+			}
 		}
 	}
 	var types []*typeOption
@@ -57,9 +59,11 @@ func (s *solver) lowerBound() float64 {
 
 // boundClass is pods with the same requirements and tolerations, for the lower bound.
 type boundClass struct {
-	pod     *podInfo // a representative
-	demand  resources.Vector
-	largest resources.Vector
+	pod    *podInfo // a representative
+	demand resources.Vector
+	// smallest is the element-wise minimum of the pods' requests: a type without room for it
+	// can take none of them.
+	smallest resources.Vector
 }
 
 // classKey groups pods by what limits their choice of types: requirement alternatives (with
@@ -79,16 +83,18 @@ func classKey(p *podInfo) string {
 }
 
 // classTypes lists the types a class may use, priced at the cheapest offering its requirements
-// and the NodePool's allow, with the largest pod of the class fitting.
+// and the NodePool's allow, with room for at least the smallest requests of the class (not the
+// largest: the small pods of a class may use small types). PreferNoSchedule taints do not
+// count, as some pods of the class may have relaxed them.
 func (s *solver) classTypes(c *boundClass) ([]*typeOption, []float64) {
 	var types []*typeOption
 	var prices []float64
 	for _, pool := range s.pools {
-		if _, bad := c.pod.untoleratedTaint(pool.np.Taints); bad {
+		if _, bad := (&podInfo{pod: c.pod.pod, tolerateSoft: true}).untoleratedTaint(pool.np.Taints); bad {
 			continue
 		}
 		for _, t := range pool.types {
-			if !c.largest.Fits(t.room) {
+			if !c.smallest.Fits(t.room) {
 				continue
 			}
 			best := -1.0

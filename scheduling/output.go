@@ -167,6 +167,10 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 		}
 	}
 	names := s.optionNames(n)
+	if len(names) > 0 && names[0] != it.Name {
+		// Another type costs the same as the chosen one: the chosen one is listed first.
+		names = chosenFirst(names, it.Name)
+	}
 	nc := NodeClaim{
 		Name:                n.name,
 		NodePool:            n.pool.np.Name,
@@ -223,6 +227,20 @@ func copyTaints(t []corev1.Taint) []corev1.Taint {
 // optionNames lists a node's options by the price of their cheapest offering under its
 // requirements, cheapest first, bounded by MaxInstanceTypeOptions. Nodes opened alike share
 // option lists and requirements, so the sorted list is memoised.
+// chosenFirst moves the chosen type to the front of names (keeping the length).
+func chosenFirst(names []string, chosen string) []string {
+	i := 0
+	for i < len(names) && names[i] != chosen {
+		i++
+	}
+	if i == len(names) {
+		i-- // cut off by MaxInstanceTypeOptions: it takes the last place
+	}
+	copy(names[1:i+1], names[:i])
+	names[0] = chosen
+	return names
+}
+
 func (s *solver) optionNames(n *newNode) []string {
 	key := fmt.Sprintf("%p/%d/%s", &n.options[0], len(n.options), requirementsKey(n.pool, n.reqs))
 	if names, ok := s.optionsCache[key]; ok {

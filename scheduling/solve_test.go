@@ -686,6 +686,16 @@ func TestSolveOfferings(t *testing.T) {
 			require.Equal(t, []string{"cheap-od", "c2"}, nodeClaim(t, p, "default-1").InstanceTypeOptions)
 		},
 	}, {
+		name: "at equal prices the chosen type is listed first",
+		pods: pods(tb.Pod("app").CPU("1")),
+		pools: pools(tb.NodePool("default",
+			tb.Type("a-in-zone-b", "2", "4Gi", 10).Offer("us-west-2b", "spot", 0.05).Obj(),
+			tb.Type("b-in-zone-a", "2", "4Gi", 10).Offer("us-west-2a", "spot", 0.05).Obj()).Obj()),
+		want: []string{"default-1 b-in-zone-a us-west-2a spot: app"},
+		check: func(t *testing.T, p scheduling.Plan) {
+			require.Equal(t, []string{"b-in-zone-a", "a-in-zone-b"}, nodeClaim(t, p, "default-1").InstanceTypeOptions)
+		},
+	}, {
 		name:  "a selector pinning type, zone, capacity type and arch picks exactly that offering",
 		pods:  pods(tb.Pod("app").CPU("1").NodeSelector(instanceType, "a4").NodeSelector(zone, "us-west-2b").NodeSelector(capacityType, "on-demand").NodeSelector(arch, "arm64")),
 		pools: pools(tb.NodePool("default", c2(), c4(), a4()).Obj()),
@@ -846,6 +856,29 @@ func TestSolveUnschedulableReasons(t *testing.T) {
 		pools:   pools(tb.NodePool("default", c2()).Requirement(arch, corev1.NodeSelectorOpIn, "arm64").Obj()),
 		want:    []string{"unschedulable web: NodeAffinity"},
 		reasons: map[string]string{"web": "no instance type satisfies the nodepool's requirements"},
+	}})
+}
+
+func TestSolveLowerBound(t *testing.T) {
+	s1 := tb.Type("s1", "1", "2Gi", 10).Offer("us-west-2a", "spot", 0.01).Obj()
+	tolerant := func(name string) *tb.PodBuilder {
+		return tb.Pod(name).Toleration("dedicated", "", corev1.TaintEffectNoSchedule)
+	}
+	run(t, []scenario{{
+		// The bound covers the 6 cpu with s1 at 0.01 per cpu: the small pods of a class may
+		// use types too small for its largest pod.
+		name:  "a class of pods with a large one is bounded by the types its small ones fit",
+		pods:  pods(tolerant("big").CPU("3"), tolerant("small").CPU("100m").Replicas(30)),
+		pools: pools(tb.NodePool("default", s1, c4()).Obj()),
+		want: []string{
+			"default-1 c4 us-west-2a spot: big small-0 small-1 small-10 small-11 small-12 small-13 small-14 small-15 small-16 small-17",
+			"default-2 s1 us-west-2a spot: small-18 small-19 small-2 small-20 small-21 small-22 small-23 small-24 small-25 small-26",
+			"default-3 s1 us-west-2a spot: small-27 small-28 small-29 small-3 small-4 small-5 small-6 small-7 small-8 small-9",
+		},
+		check: func(t *testing.T, p scheduling.Plan) {
+			require.Equal(t, 0.1, p.Summary.HourlyCost)
+			require.Equal(t, 0.06, p.Summary.LowerBound)
+		},
 	}})
 }
 
