@@ -39,7 +39,12 @@ func (s *solver) improve() {
 	var added []*newNode
 	for _, k := range keys {
 		old := groups[k]
-		bins := s.repack(old)
+		var bins []*newNode
+		for _, strategy := range binStrategies {
+			if b := s.repack(old, strategy); b != nil && (bins == nil || s.cheaper(b, bins)) {
+				bins = b
+			}
+		}
 		if bins == nil || !s.cheaper(bins, old) || !s.limitsAllow(old, bins) {
 			continue
 		}
@@ -101,7 +106,7 @@ type podClass struct {
 
 // repack packs the pods of nodes (one NodePool, one requirement set) afresh; nil when it
 // cannot.
-func (s *solver) repack(nodes []*newNode) []*newNode {
+func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	pool := nodes[0].pool
 	reqs := withoutHostname(nodes[0].reqs)
 	var types []*typeOption
@@ -145,19 +150,7 @@ func (s *solver) repack(nodes []*newNode) []*newNode {
 	}
 	var bins []*newNode
 	for count > 0 {
-		fl, _ := solveFluid(types, prices, remaining)
-		var best *binFill
-		for _, t := range candidateBinTypes(types, prices, fl) {
-			f := fillBin(ordered, t, s.dims.Len())
-			if len(f.pods) == 0 {
-				continue
-			}
-			f.price = cheapestFitting(types, prices, f.used)
-			f.efficiency = fl.worth(f.used) / f.price
-			if best == nil || f.efficiency > best.efficiency+1e-12 || (math.Abs(f.efficiency-best.efficiency) <= 1e-12 && len(f.pods) > len(best.pods)) {
-				best = f
-			}
-		}
+		best := strategy(s, types, prices, remaining, ordered)
 		if best == nil {
 			return nil
 		}
@@ -192,6 +185,62 @@ func (s *solver) repack(nodes []*newNode) []*newNode {
 		bins = append(bins, b)
 	}
 	return bins
+}
+
+// binStrategy fills the next bin from what is left, or returns nil.
+type binStrategy func(s *solver, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill
+
+// binStrategies are the ways repack fills bins; improve keeps the cheapest result. They fail
+// on different catalogs: the LP's dual prices misjudge large balanced types when tiny
+// burstable types sell cpu almost free, and the LP's own types alone miss mixes it does not
+// buy.
+var binStrategies = []binStrategy{mostEfficientBin, fluidTypeBin}
+
+// mostEfficientBin tries the LP's types and the types worth most per dollar at its prices,
+// and keeps the fill whose contents are worth most per dollar of the cheapest type holding
+// them.
+func mostEfficientBin(s *solver, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill {
+	fl, _ := solveFluid(types, prices, remaining)
+	var best *binFill
+	for _, t := range candidateBinTypes(types, prices, fl) {
+		f := fillBin(classes, t, s.dims.Len())
+		if len(f.pods) == 0 {
+			continue
+		}
+		f.price = cheapestFitting(types, prices, f.used)
+		f.efficiency = fl.worth(f.used) / f.price
+		if best == nil || f.efficiency > best.efficiency+1e-12 || (math.Abs(f.efficiency-best.efficiency) <= 1e-12 && len(f.pods) > len(best.pods)) {
+			best = f
+		}
+	}
+	return best
+}
+
+// fluidTypeBin fills a bin of the type the fluid LP buys most of for the demand left (among
+// those that can hold some pod left), or else of the cheapest type that can.
+func fluidTypeBin(s *solver, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill {
+	fl, ok := solveFluid(types, prices, remaining)
+	var pick *typeOption
+	if ok {
+		most := 0.0
+		for j, x := range fl.count {
+			if x > 1e-9 && x > most+1e-9 && len(fillBin(classes, types[j], s.dims.Len()).pods) > 0 {
+				pick, most = types[j], x
+			}
+		}
+	}
+	if pick == nil {
+		cheapest := math.Inf(1)
+		for j, t := range types {
+			if prices[j] < cheapest && len(fillBin(classes, t, s.dims.Len()).pods) > 0 {
+				pick, cheapest = t, prices[j]
+			}
+		}
+	}
+	if pick == nil {
+		return nil
+	}
+	return fillBin(classes, pick, s.dims.Len())
 }
 
 // maxRepackClasses bounds the distinct pod shapes repacking handles; beyond it the greedy
