@@ -594,9 +594,9 @@ func key(p *corev1.Pod) string {
 // TestInvariantsRandomInputs solves many random small clusters and checks every plan with
 // violations. Seeds are fixed, so a failure names the seed that reproduces it.
 func TestInvariantsRandomInputs(t *testing.T) {
-	iterations := 400
+	iterations := 1000
 	if testing.Short() {
-		iterations = 50
+		iterations = 100
 	}
 	stats := map[string]int{}
 	for seed := int64(1); seed <= int64(iterations); seed++ {
