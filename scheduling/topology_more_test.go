@@ -210,3 +210,19 @@ func TestTopologyRandomPlansPassIndependentChecks(t *testing.T) {
 		require.Empty(t, topologyViolations(pods, plan), "seed %d", seed)
 	}
 }
+
+func TestTopologyNodeWithoutTheKey(t *testing.T) {
+	// An existing node without a rack label: anti-affinity on rack is met there (kube-scheduler
+	// treats a node outside every domain as conflict-free), spread on rack is not.
+	const rack = "example.com/rack"
+	node := func() *scheduling.ExistingNode { return tb.Node("plain", "4", "16Gi", 20).Zone("zone-a").Obj() }
+	anti := tb.Pod("anti").Label("app", "x").CPU("100m").AntiAffinity(rack, map[string]string{"app": "x"}).Obj()
+	plan, err := scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{anti}, NodePools: threeZones(), ExistingNodes: []*scheduling.ExistingNode{node()}})
+	require.NoError(t, err)
+	require.Equal(t, []scheduling.ExistingPlacement{{Name: "plain", Pods: []string{"default/anti"}}}, plan.ExistingNodes)
+
+	spread := tb.Pod("spread").Label("app", "y").CPU("100m").Spread(rack, 1, corev1.DoNotSchedule).Obj()
+	plan, err = scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{spread}, NodePools: threeZones(), ExistingNodes: []*scheduling.ExistingNode{node()}})
+	require.NoError(t, err)
+	require.Empty(t, plan.ExistingNodes, "a node without the spread key is not eligible")
+}

@@ -201,6 +201,9 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 			allowed = append(allowed, v)
 		}
 		if len(allowed) == 0 {
+			if len(candidates) == 0 && !requiresKey(active, key) {
+				continue // no value for the key: anti-affinity holds, spread and affinity do not apply
+			}
 			if failing == nil {
 				failing = firstGroupOn(active, key)
 			}
@@ -623,6 +626,17 @@ func (s *solver) hostnameSkip(p *podInfo) *skipSet {
 func (s *solver) isPlanned(name string) bool {
 	for _, n := range s.nodes {
 		if n.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// requiresKey reports whether a node must carry key for the pod's active terms: spread and
+// affinity need a domain, anti-affinity is met by a node outside every domain.
+func requiresKey(active []topology.Term, key string) bool {
+	for _, t := range active {
+		if t.Group.Key == key && t.Group.Kind != topology.AntiAffinity {
 			return true
 		}
 	}
