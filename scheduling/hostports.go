@@ -47,3 +47,40 @@ func portConflict(used, want []hostPort) (hostPort, bool) {
 	}
 	return hostPort{}, false
 }
+
+// hostPortKey is a port and protocol, whatever the address.
+type hostPortKey struct {
+	port     int32
+	protocol corev1.Protocol
+}
+
+// notePorts records that new node i binds the pod's wildcard host ports.
+func (s *solver) notePorts(p *podInfo, i int) {
+	for _, hp := range p.hostPorts {
+		if !wildcardIP(hp.ip) {
+			continue // a specific address leaves the port free on the others
+		}
+		k := hostPortKey{hp.port, hp.protocol}
+		set := s.portTaken[k]
+		if set == nil {
+			set = &skipSet{}
+			s.portTaken[k] = set
+		}
+		set.block(i)
+	}
+}
+
+// portSkip returns the skip set of the pod's first host port, or nil when it binds none: the
+// nodes it marks conflict with any address of that port.
+func (s *solver) portSkip(p *podInfo) *skipSet {
+	if len(p.hostPorts) == 0 {
+		return nil
+	}
+	hp := p.hostPorts[0]
+	set := s.portTaken[hostPortKey{hp.port, hp.protocol}]
+	if set == nil {
+		set = &skipSet{}
+		s.portTaken[hostPortKey{hp.port, hp.protocol}] = set
+	}
+	return set
+}

@@ -370,6 +370,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.pods = append(n.pods, p)
 	s.newFree.update(n.index, n.free())
 	s.recordTopology(p, n.name, n.reqs, nil, n.index)
+	s.notePorts(p, n.index)
 	s.recordVolumes(p, n.name)
 }
 
@@ -460,6 +461,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
 	s.recordTopology(p, n.name, n.reqs, nil, n.index)
+	s.notePorts(p, n.index)
 	s.recordVolumes(p, n.name)
 	return n, ok
 }

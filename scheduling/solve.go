@@ -25,7 +25,10 @@ type solver struct {
 	usedNames  map[string]bool
 	topology   *topologyState
 	altScratch []requirements.Requirements
-	scratch    resources.Vector
+	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
+	// address, so pods needing that port skip them without trying each.
+	portTaken map[hostPortKey]*skipSet
+	scratch   resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
 	allowedCache    map[string][]*typeOption
 	optionsCache    map[string][]string
@@ -85,6 +88,7 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 		return nil, nil, nil, err
 	}
 	s.scratch = make(resources.Vector, s.dims.Len())
+	s.portTaken = map[hostPortKey]*skipSet{}
 	s.existingFree = newFreeIndex(s.dims.Len())
 	s.newFree = newFreeIndex(s.dims.Len())
 	for _, n := range s.existing {
@@ -236,7 +240,11 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		s.commitNewNode(n, p, c)
 		return true
 	}
-	if skip := s.hostnameSkip(p); skip != nil {
+	skip := s.hostnameSkip(p)
+	if skip == nil {
+		skip = s.portSkip(p)
+	}
+	if skip != nil {
 		for i := skip.find(0); i < len(s.nodes); i = skip.find(i + 1) {
 			if p.requests.Fits(s.newFree.free[i]) && try(i) {
 				return ok
