@@ -376,44 +376,40 @@ var (
 
 func convertNodePoolV1(doc *document, o *nodePoolV1) (*scheduling.NodePool, error) {
 	s := o.Spec
-	np := &scheduling.NodePool{
-		Name:          o.Name,
-		Labels:        s.Template.Metadata.Labels,
-		Annotations:   s.Template.Metadata.Annotations,
-		Taints:        s.Template.Spec.Taints,
-		StartupTaints: s.Template.Spec.StartupTaints,
-		Limits:        s.Limits,
-		ExpireAfter:   s.Template.Spec.ExpireAfter.ptr(durationPtr(DefaultExpireAfter)),
-		Disruption: scheduling.Disruption{
-			ConsolidationPolicy: s.Disruption.ConsolidationPolicy,
-			ConsolidateAfter:    s.Disruption.ConsolidateAfter.ptr(durationPtr(DefaultConsolidateAfter)),
-		},
-	}
-	if s.Weight != nil {
-		np.Weight = *s.Weight
-	}
-	return np, finishNodePool(doc, np, fieldsV1, s.Template.Spec.Requirements, s.Disruption.Budgets, s.Weight)
+	t := s.Template
+	np := newNodePool(o.Name, t.Metadata, t.Spec.Taints, t.Spec.StartupTaints, s.Limits, s.Weight,
+		s.Disruption.ConsolidationPolicy, s.Disruption.ConsolidateAfter, t.Spec.ExpireAfter)
+	return np, finishNodePool(doc, np, fieldsV1, t.Spec.Requirements, s.Disruption.Budgets, s.Weight)
 }
 
 func convertNodePoolV1beta1(doc *document, o *nodePoolV1beta1) (*scheduling.NodePool, error) {
 	s := o.Spec
+	t := s.Template
+	np := newNodePool(o.Name, t.Metadata, t.Spec.Taints, t.Spec.StartupTaints, s.Limits, s.Weight,
+		s.Disruption.ConsolidationPolicy, s.Disruption.ConsolidateAfter, s.Disruption.ExpireAfter)
+	return np, finishNodePool(doc, np, fieldsV1, t.Spec.Requirements, s.Disruption.Budgets, s.Weight)
+}
+
+// newNodePool builds the library NodePool from the fields v1 and v1beta1 share (they differ
+// only in where expireAfter lives), applying Karpenter's defaults to unset durations.
+func newNodePool(name string, meta templateMetadata, taints, startupTaints []corev1.Taint, limits corev1.ResourceList, weight *int32, policy string, consolidateAfter, expireAfter duration) *scheduling.NodePool {
 	np := &scheduling.NodePool{
-		Name:          o.Name,
-		Labels:        s.Template.Metadata.Labels,
-		Annotations:   s.Template.Metadata.Annotations,
-		Taints:        s.Template.Spec.Taints,
-		StartupTaints: s.Template.Spec.StartupTaints,
-		Limits:        s.Limits,
-		ExpireAfter:   s.Disruption.ExpireAfter.ptr(durationPtr(DefaultExpireAfter)),
+		Name:          name,
+		Labels:        meta.Labels,
+		Annotations:   meta.Annotations,
+		Taints:        taints,
+		StartupTaints: startupTaints,
+		Limits:        limits,
+		ExpireAfter:   expireAfter.ptr(durationPtr(DefaultExpireAfter)),
 		Disruption: scheduling.Disruption{
-			ConsolidationPolicy: s.Disruption.ConsolidationPolicy,
-			ConsolidateAfter:    s.Disruption.ConsolidateAfter.ptr(durationPtr(DefaultConsolidateAfter)),
+			ConsolidationPolicy: policy,
+			ConsolidateAfter:    consolidateAfter.ptr(durationPtr(DefaultConsolidateAfter)),
 		},
 	}
-	if s.Weight != nil {
-		np.Weight = *s.Weight
+	if weight != nil {
+		np.Weight = *weight
 	}
-	return np, finishNodePool(doc, np, fieldsV1, s.Template.Spec.Requirements, s.Disruption.Budgets, s.Weight)
+	return np
 }
 
 // convertProvisioner maps a v1alpha5 Provisioner to the NodePool Karpenter's migration would
