@@ -3,6 +3,7 @@ package scheduling_test
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -225,4 +226,120 @@ func TestTopologyNodeWithoutTheKey(t *testing.T) {
 	plan, err = scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{spread}, NodePools: threeZones(), ExistingNodes: []*scheduling.ExistingNode{node()}})
 	require.NoError(t, err)
 	require.Empty(t, plan.ExistingNodes, "a node without the spread key is not eligible")
+}
+
+func TestTopologyFields(t *testing.T) {
+	ignore := corev1.NodeInclusionPolicyIgnore
+	tests := []struct {
+		name  string
+		pods  []*corev1.Pod
+		check func(t *testing.T, plan scheduling.Plan)
+	}{
+		{
+			name: "matchLabelKeys spreads each revision on its own",
+			pods: func() []*corev1.Pod {
+				var pods []*corev1.Pod
+				for _, rev := range []string{"v1", "v2"} {
+					for _, p := range tb.Pod("web-"+rev).Label("app", "web").Label("pod-template-hash", rev).CPU("100m").ZoneSpread(1).Replicas(3) {
+						p.Spec.TopologySpreadConstraints[0].LabelSelector.MatchLabels = map[string]string{"app": "web"}
+						p.Spec.TopologySpreadConstraints[0].MatchLabelKeys = []string{"pod-template-hash"}
+						pods = append(pods, p)
+					}
+				}
+				return pods
+			}(),
+			check: func(t *testing.T, plan scheduling.Plan) {
+				for _, rev := range []string{"v1", "v2"} {
+					zones := map[string]int{}
+					for _, nc := range plan.NodeClaims {
+						for _, p := range nc.Pods {
+							if strings.HasPrefix(p, "default/web-"+rev) {
+								zones[nc.Zone]++
+							}
+						}
+					}
+					require.Equal(t, map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1}, zones, rev)
+				}
+			},
+		},
+		{
+			name: "nodeAffinityPolicy Honor measures skew only over zones the pod may use",
+			pods: tb.Pod("web").Label("app", "web").CPU("100m").ZoneSpread(1).
+				RequiredTerm(tb.In(zoneKey, "zone-a", "zone-b")).Replicas(4),
+			check: func(t *testing.T, plan scheduling.Plan) {
+				require.Empty(t, plan.Unschedulable)
+				require.Equal(t, map[string]int{"zone-a": 2, "zone-b": 2}, podsPerDomain(plan, zoneKey))
+			},
+		},
+		{
+			name: "nodeAffinityPolicy Ignore counts the zone the pod may not use, capping the others",
+			pods: func() []*corev1.Pod {
+				pods := tb.Pod("web").Label("app", "web").CPU("100m").ZoneSpread(1).RequiredTerm(tb.In(zoneKey, "zone-a", "zone-b")).Replicas(4)
+				for _, p := range pods {
+					p.Spec.TopologySpreadConstraints[0].NodeAffinityPolicy = &ignore
+				}
+				return pods
+			}(),
+			check: func(t *testing.T, plan scheduling.Plan) {
+				require.Equal(t, 2, plan.Summary.Placed)
+				require.Equal(t, scheduling.ConstraintTopologySpread, plan.Unschedulable[0].Constraint)
+			},
+		},
+		{
+			name: "ScheduleAnyway spread is honoured while it can be",
+			pods: tb.Pod("web").Label("app", "web").CPU("100m").Spread(zoneKey, 1, corev1.ScheduleAnyway).Replicas(3),
+			check: func(t *testing.T, plan scheduling.Plan) {
+				require.Equal(t, map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1}, podsPerDomain(plan, zoneKey))
+			},
+		},
+		{
+			name: "ScheduleAnyway spread is relaxed when it cannot be met",
+			pods: func() []*corev1.Pod {
+				pods := tb.Pod("web").Label("app", "web").CPU("100m").Spread(zoneKey, 1, corev1.ScheduleAnyway).
+					RequiredTerm(tb.In(zoneKey, "zone-a")).Replicas(3)
+				for _, p := range pods {
+					p.Spec.TopologySpreadConstraints[0].NodeAffinityPolicy = &ignore
+				}
+				return pods
+			}(),
+			check: func(t *testing.T, plan scheduling.Plan) {
+				require.Empty(t, plan.Unschedulable)
+				require.Equal(t, map[string]int{"zone-a": 3}, podsPerDomain(plan, zoneKey))
+			},
+		},
+		{
+			name: "pod affinity namespaces: a term naming another namespace follows pods there",
+			pods: []*corev1.Pod{
+				tb.Pod("db").Namespace("data").Label("app", "db").CPU("100m").NodeSelector(zoneKey, "zone-c").Obj(),
+				func() *corev1.Pod {
+					p := tb.Pod("api").CPU("100m").Affinity(zoneKey, map[string]string{"app": "db"}).Obj()
+					p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].Namespaces = []string{"data"}
+					return p
+				}(),
+			},
+			check: func(t *testing.T, plan scheduling.Plan) {
+				require.Empty(t, plan.Unschedulable)
+				require.Equal(t, map[string]int{"zone-c": 2}, podsPerDomain(plan, zoneKey))
+			},
+		},
+		{
+			name: "pod affinity without namespaces only sees the pod's own namespace",
+			pods: []*corev1.Pod{
+				tb.Pod("db").Namespace("data").Label("app", "db").CPU("100m").NodeSelector(zoneKey, "zone-c").Obj(),
+				tb.Pod("api").CPU("100m").Affinity(zoneKey, map[string]string{"app": "db"}).Obj(),
+			},
+			check: func(t *testing.T, plan scheduling.Plan) {
+				require.Len(t, plan.Unschedulable, 1)
+				require.Equal(t, "default/api", plan.Unschedulable[0].Pod)
+				require.Equal(t, scheduling.ConstraintPodAffinity, plan.Unschedulable[0].Constraint)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := scheduling.Solve(scheduling.Input{Pods: tt.pods, NodePools: threeZones()})
+			require.NoError(t, err)
+			tt.check(t, plan)
+		})
+	}
 }
