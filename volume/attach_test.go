@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -144,7 +143,7 @@ func TestExistingNodeLimits(t *testing.T) {
 	csiNode := &storagev1.CSINode{
 		ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
 		Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
-			{Name: ebs, NodeID: "i-1", Allocatable: &storagev1.VolumeNodeResources{Count: ptr.To[int32](25)}},
+			{Name: ebs, NodeID: "i-1", Allocatable: &storagev1.VolumeNodeResources{Count: int32Ptr(25)}},
 			{Name: "efs.csi.aws.com", NodeID: "i-1"},
 			{Name: "pd", NodeID: "i-1", Allocatable: &storagev1.VolumeNodeResources{}},
 		}},
@@ -152,3 +151,5 @@ func TestExistingNodeLimits(t *testing.T) {
 	require.Equal(t, map[string]int{ebs: 25}, volume.ExistingNodeLimits(csiNode))
 	require.Nil(t, volume.ExistingNodeLimits(&storagev1.CSINode{}))
 }
+
+func int32Ptr(v int32) *int32 { return &v }
