@@ -39,6 +39,8 @@ type simNode struct {
 	// planned is set for a replacement launched by an earlier command of this decision.
 	planned bool
 	attach  map[string]int
+	// removed is set for a node that is gone in simulations: a candidate of an earlier
+	// command, or a node already being disrupted.
 	removed bool
 	// view is the node handed to the solver: pods that matter to constraints are kept, the
 	// others are folded into a smaller allocatable (see compact).
@@ -73,7 +75,7 @@ func maxVec(a, b vec) vec {
 }
 
 func newCluster(nodes []*nodeState, pending []*corev1.Pod, daemons []*appsv1.DaemonSet, keep *relevance) *cluster {
-	c := &cluster{byName: map[string]*simNode{}, pending: pending, keep: keep, daemons: daemons}
+	c := &cluster{byName: map[string]*simNode{}, pending: append([]*corev1.Pod(nil), pending...), keep: keep, daemons: daemons}
 	for _, n := range nodes {
 		sn := &simNode{
 			name:        n.name,
@@ -99,7 +101,18 @@ func newCluster(nodes []*nodeState, pending []*corev1.Pod, daemons []*appsv1.Dae
 		c.refresh(sn)
 		c.nodes = append(c.nodes, sn)
 		c.byName[sn.name] = sn
+		// A node already being disrupted takes no pods, and its pods need a place as pending
+		// pods do (Karpenter simulates them the same way).
+		if n.in.Disrupting {
+			sn.removed = true
+			for _, p := range sn.pods {
+				if reschedulable(p) {
+					c.pending = append(c.pending, pendingCopy(p))
+				}
+			}
+		}
 	}
+	sortPods(c.pending)
 	return c
 }
 

@@ -268,3 +268,19 @@ func TestDriftFromNewTaint(t *testing.T) {
 	assert.Equal(t, "drifted: NodePool default's taint dedicated=gpu:NoSchedule is not on the node", d.Commands[0].Notes[0])
 	assert.Equal(t, []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}, d.Commands[0].Replacements[0].Taints)
 }
+
+func TestPodsDoNotMoveOntoNodesAlreadyDisrupting(t *testing.T) {
+	// leaving has room for web-0 but is already being deleted: b is replaced by a smaller
+	// node instead, and leaving's own pod needs room too, so that room is not promised away.
+	leaving := running("leaving", "default", large, "on-demand", pod("api-0", "1"))
+	leaving.Disrupting = true
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
+		Nodes:     []*disruption.Node{running("b", "default", medium, "on-demand", pod("web-0", "1")), leaving},
+	})
+	require.Len(t, d.Commands, 1)
+	for _, m := range d.Commands[0].Moves {
+		assert.NotEqual(t, "leaving", m.To, "pod %s moves onto a node being deleted", m.Pod)
+	}
+	assert.Equal(t, []string{"SingleNodeConsolidation replace [b] -> [on-demand/small] 0.10"}, summary(d))
+}
