@@ -307,6 +307,9 @@ func TestBudgetsPerReasonAndCount(t *testing.T) {
 		{"a NotReady node counts against the budget", pool("default").Budget("2").Obj(), func(n []*disruption.Node) {
 			n[4].Node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}
 		}, 1},
+		{"a NotReady node counts against the budget, and again when it is a candidate", pool("default").Budget("2").Obj(), func(n []*disruption.Node) {
+			n[0].Node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}
+		}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

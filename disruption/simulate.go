@@ -123,9 +123,9 @@ func (d *decider) commit(o *outcome) {
 	for _, c := range o.cands {
 		c.acted = true
 		d.cluster.byName[c.name].removed = true
-		if !c.counted {
-			d.budgets[c.poolName].busy++
-		}
+		// Every candidate takes one of its NodePool's disruptions, a NotReady one too
+		// (Karpenter: allowed = budget - deleting - NotReady, and each candidate uses one).
+		d.budgets[c.poolName].busy++
 		for _, u := range c.pdbUse {
 			u.limit.remaining = max(0, u.limit.remaining-u.pods)
 		}
