@@ -284,3 +284,16 @@ func TestPodsDoNotMoveOntoNodesAlreadyDisrupting(t *testing.T) {
 	}
 	assert.Equal(t, []string{"SingleNodeConsolidation replace [b] -> [on-demand/small] 0.10"}, summary(d))
 }
+
+func TestDoNotDisruptOnATerminatingPodIsIgnored(t *testing.T) {
+	// Karpenter ignores karpenter.sh/do-not-disrupt on terminating and finished pods.
+	leaving := testbuild.Pod("batch-0").CPU("1").Annotation("karpenter.sh/do-not-disrupt", "true").Obj()
+	leaving.DeletionTimestamp = &metav1.Time{Time: now.Add(-time.Minute)}
+	done := testbuild.Pod("batch-1").CPU("1").Annotation("karpenter.sh/do-not-disrupt", "true").Obj()
+	done.Status.Phase = corev1.PodSucceeded
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
+		Nodes:     []*disruption.Node{running("idle", "default", medium, "on-demand", leaving, done)},
+	})
+	assert.Equal(t, []string{"Emptiness delete [idle] -> [] 0.20"}, summary(d))
+}

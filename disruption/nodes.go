@@ -225,6 +225,10 @@ func doNotDisruptReason(node *corev1.Node, pods []*corev1.Pod) string {
 		}
 	}
 	for _, p := range pods {
+		// Karpenter ignores the annotation on pods that are terminating (or finished).
+		if p.DeletionTimestamp != nil {
+			continue
+		}
 		for _, a := range doNotDisruptAnnotations {
 			if p.Annotations[a] == "true" {
 				return fmt.Sprintf("pod %s has %s", podKey(p), a)
