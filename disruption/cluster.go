@@ -180,14 +180,16 @@ func (c *cluster) refresh(n *simNode) {
 }
 
 // existingFor lists the solver views of every node that stays when the leaving nodes go;
-// nodes to avoid are shown cordoned, so they take no pods but their pods still count.
+// nodes to avoid and replacements of earlier commands are shown cordoned, so they take no
+// pods but their pods still count. A command thus never relies on another command's
+// replacement, which may fail to launch.
 func (c *cluster) existingFor(leaving, avoid map[string]bool) []*scheduling.ExistingNode {
 	out := make([]*scheduling.ExistingNode, 0, len(c.nodes))
 	for _, n := range c.nodes {
 		if n.removed || leaving[n.name] {
 			continue
 		}
-		if !avoid[n.name] {
+		if !avoid[n.name] && !n.planned {
 			out = append(out, n.view)
 			continue
 		}

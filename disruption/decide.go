@@ -79,7 +79,9 @@ type decider struct {
 //     forceful, and its notes say what slows its evictions (PDBs, do-not-disrupt) and which
 //     pods it leaves pending.
 //   - Within a decision, each command builds on the previous ones: removed nodes are gone,
-//     moved pods and replacements are in place, PDB disruptions are used up.
+//     moved pods take their room, PDB disruptions are used up. Replacements of earlier
+//     commands count for spread and affinity but take no pods, so every command stands on
+//     its own: its pods move to nodes that exist now and stay, or to its own replacements.
 //   - Consolidation must save money: replacements strictly cheaper than the candidates, never
 //     one of a candidate's own instance type at no lower price, one spot node replaced by
 //     spot only with 15 cheaper spot types to choose from, and several nodes only into fewer

@@ -440,7 +440,8 @@ func TestInvalidInput(t *testing.T) {
 
 func TestDriftDoesNotMovePodsOntoNodesItAlsoReplaces(t *testing.T) {
 	// Every node drifted (medium left the NodePool). Pods go to the replacements, never to a
-	// node that a later command of the same decision replaces.
+	// node that a later command of the same decision replaces, and never to another
+	// command's replacement: each command stands on its own, should that launch fail.
 	d := decide(t, disruption.Input{
 		NodePools: []*scheduling.NodePool{pool("default", small, large).Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
 		Nodes: []*disruption.Node{
@@ -451,12 +452,17 @@ func TestDriftDoesNotMovePodsOntoNodesItAlsoReplaces(t *testing.T) {
 	})
 	assert.Equal(t, []string{
 		"Drift replace [a] -> [on-demand/small] 0.10",
-		"Drift delete [b] -> [] 0.20",
+		"Drift replace [b] -> [on-demand/small] 0.10",
 		"Drift replace [c] -> [on-demand/small] 0.10",
 	}, summary(d))
-	assert.Equal(t, []disruption.Move{{Pod: "default/web-1", To: "default-1"}}, d.Commands[1].Moves, "onto a's replacement")
-	assert.Equal(t, "default-2", d.Commands[2].Replacements[0].Name, "replacement names stay unique across commands")
-	assert.Equal(t, disruption.Summary{Nodes: 3, NodesAfter: 2, HourlyCostBefore: 0.6, HourlyCostAfter: 0.2}, d.Summary)
+	for i, c := range d.Commands {
+		require.Len(t, c.Moves, 1)
+		assert.Equal(t, c.Replacements[0].Name, c.Moves[0].To, "command %d moves its pod to its own replacement", i)
+	}
+	assert.Equal(t, []string{"default-1", "default-2", "default-3"},
+		[]string{d.Commands[0].Replacements[0].Name, d.Commands[1].Replacements[0].Name, d.Commands[2].Replacements[0].Name},
+		"replacement names stay unique across commands")
+	assert.Equal(t, disruption.Summary{Nodes: 3, NodesAfter: 3, HourlyCostBefore: 0.6, HourlyCostAfter: 0.3}, d.Summary)
 }
 
 func TestCandidatesOrderedBySavingsPerDisruptionCost(t *testing.T) {
