@@ -39,6 +39,8 @@ type simNode struct {
 	// planned is set for a replacement launched by an earlier command of this decision.
 	planned bool
 	attach  map[string]int
+	// received is set once an earlier command of this decision moved pods onto the node.
+	received bool
 	// removed is set for a node that is gone in simulations: a candidate of an earlier
 	// command, or a node already being disrupted.
 	removed bool
@@ -213,6 +215,7 @@ func (c *cluster) bind(n *simNode, pods []*corev1.Pod) {
 		all = append(all, boundCopy(p, n.name))
 	}
 	n.pods = all
+	n.received = true
 	c.refresh(n)
 }
 

@@ -539,3 +539,23 @@ func TestEveryNodeNotActedOnHasItsReason(t *testing.T) {
 		{Node: "starting", Reason: "the node is not initialized yet"},
 	}, d.Blocked)
 }
+
+func TestDriftNeverEvictsAPodTwice(t *testing.T) {
+	// Every node drifted (only small is offered now) and the budget lets two go. a's pod moves
+	// to c, which was not kept free because b was to go second; b is then held by the web
+	// PDB. c must not go next: its removal would evict web-0 a second time, a second web
+	// disruption the PDB does not allow.
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", small).Budget("2").Obj()},
+		Nodes: []*disruption.Node{
+			running("a", "default", medium, "on-demand", pod("web-0", "1")),
+			running("b", "default", medium, "on-demand", pod("web-1", "1")),
+			running("c", "default", large, "on-demand", pod("api-0", "500m"), pod("api-1", "500m"), pod("api-2", "500m")),
+		},
+		PodDisruptionBudgets: []*policyPDB{testbuild.PDB("web", map[string]string{"app": "web"}).MaxUnavailable("1").Obj()},
+	})
+	require.Equal(t, []string{"Drift delete [a] -> [] 0.20"}, summary(d))
+	assert.Equal(t, []disruption.Move{{Pod: "default/web-0", To: "c"}}, d.Commands[0].Moves)
+	assert.Contains(t, blockedReason(d, "b"), "PodDisruptionBudget default/web allows 0 disruption(s) now")
+	assert.Equal(t, "an earlier command of this decision moves pods onto the node, so it is considered again in the next decision", blockedReason(d, "c"))
+}

@@ -43,6 +43,17 @@ func (d *decider) pdbsAllow(n *nodeState) bool {
 	return true
 }
 
+// movedOnto reports whether earlier commands of this decision moved pods onto the node, and
+// records why that keeps it: removing it now would evict those pods a second time, beyond
+// what its PodDisruptionBudgets were checked for.
+func (d *decider) movedOnto(n *nodeState) bool {
+	if !d.cluster.byName[n.name].received {
+		return false
+	}
+	n.block("an earlier command of this decision moves pods onto the node, so it is considered again in the next decision")
+	return true
+}
+
 // simulationsLeft reports whether a method may run another simulation, and records why not.
 func (d *decider) simulationsLeft(n *nodeState, limit int, method string) bool {
 	switch {
@@ -89,6 +100,9 @@ func (d *decider) expiration() {
 	})
 	limit := d.simulations + MaxExpirationSimulations
 	for i, n := range cands {
+		if d.movedOnto(n) {
+			continue
+		}
 		o := &outcome{cands: []*nodeState{n}}
 		if !n.empty() {
 			if !d.simulationsLeft(n, limit, MethodExpiration) {
@@ -132,7 +146,7 @@ func (d *decider) drift() {
 	})
 	limit := d.simulations + MaxDriftSimulations
 	for i, n := range cands {
-		if !d.budgetAllows(n, scheduling.ReasonDrifted) || !d.pdbsAllow(n) {
+		if d.movedOnto(n) || !d.budgetAllows(n, scheduling.ReasonDrifted) || !d.pdbsAllow(n) {
 			continue
 		}
 		o := &outcome{cands: []*nodeState{n}}
