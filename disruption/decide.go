@@ -84,8 +84,8 @@ type decider struct {
 //     its own: its pods move to nodes that exist now and stay, or to its own replacements.
 //   - Consolidation must save money: replacements strictly cheaper than the candidates, never
 //     one of a candidate's own instance type at no lower price, one spot node replaced by
-//     spot only with 15 cheaper spot types to choose from, and several nodes only into fewer
-//     (beyond Karpenter: into more than one when cheaper). Multi-node consolidation tries the
+//     spot only with 15 cheaper spot types to choose from, one node into one at most, and
+//     several nodes only into fewer (beyond Karpenter: into more than one when cheaper). Multi-node consolidation tries the
 //     whole ranked list, Karpenter's binary search over its prefixes, and a set packed by
 //     resources that need not be a prefix, then grows the best by one node at a time;
 //     single-node stops at the first success. Candidates rank by hourly price per unit of

@@ -559,3 +559,17 @@ func TestDriftNeverEvictsAPodTwice(t *testing.T) {
 	assert.Contains(t, blockedReason(d, "b"), "PodDisruptionBudget default/web allows 0 disruption(s) now")
 	assert.Equal(t, "an earlier command of this decision moves pods onto the node, so it is considered again in the next decision", blockedReason(d, "c"))
 }
+
+func TestSingleNodeIsNotSplitIntoSeveral(t *testing.T) {
+	// The two db pods never share a node: replacing big would take two small nodes. A node
+	// is replaced by one cheaper node at most (Karpenter's rule), not split.
+	apart := func(name string) *corev1.Pod {
+		return testbuild.Pod(name).Label("app", "db").CPU("1").AntiAffinity("kubernetes.io/hostname", map[string]string{"app": "db"}).Obj()
+	}
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
+		Nodes:     []*disruption.Node{running("big", "default", large, "on-demand", apart("db-0"), apart("db-1"))},
+	})
+	assert.Empty(t, d.Commands)
+	assert.Equal(t, "its pods need 2 new nodes; a node is only replaced by one cheaper node", blockedReason(d, "big"))
+}
