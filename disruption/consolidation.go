@@ -292,7 +292,7 @@ func (d *decider) homelessPods(set []*nodeState) int {
 	}
 	var free []vec
 	for _, n := range d.cluster.nodes {
-		if !n.removed && !leaving[n.name] && (n.initialized || n.planned) {
+		if !n.removed && !leaving[n.name] && n.initialized {
 			free = append(free, n.free)
 		}
 	}
@@ -383,7 +383,7 @@ func (d *decider) packedSet(list []*nodeState) []*nodeState {
 	free := map[string]vec{}
 	var others, cands []*simNode
 	for _, n := range d.cluster.nodes {
-		if n.removed || (!n.initialized && !n.planned) {
+		if n.removed || !n.initialized {
 			continue
 		}
 		free[n.name] = n.free
@@ -491,7 +491,7 @@ func (d *decider) boundCheck(c *nodeState) string {
 	var targets []vec
 	var room vec
 	for _, n := range d.cluster.nodes {
-		if n.removed || n.name == c.name || (!n.initialized && !n.planned) {
+		if n.removed || n.name == c.name || !n.initialized {
 			continue
 		}
 		targets = append(targets, n.free)

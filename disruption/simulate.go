@@ -92,7 +92,7 @@ func (d *decider) simulate(cands []*nodeState, avoid map[string]bool) *outcome {
 				continue
 			}
 			o.to[k] = placement.Name
-			if n != nil && !n.initialized && !n.planned && o.uninit == "" {
+			if n != nil && !n.initialized && o.uninit == "" {
 				o.uninit = fmt.Sprintf("pod %s would move to node %s, which is not initialized yet", k, n.name)
 			}
 		}
