@@ -68,9 +68,10 @@ type decider struct {
 //
 // The rules, Karpenter's unless said otherwise:
 //   - Nodes without a NodePool, not initialized or already disrupting are never candidates;
-//     do-not-disrupt (node or pod, and the v1alpha5 do-not-evict / do-not-consolidate) and
-//     PodDisruptionBudgets that allow no eviction now (or a pod selected by two of them)
-//     keep a node from graceful methods.
+//     a node already disrupting takes no pods either, and its own pods are simulated as
+//     pending. do-not-disrupt (node or running pod, and the v1alpha5 do-not-evict /
+//     do-not-consolidate) and PodDisruptionBudgets that allow no eviction now (or a pod
+//     selected by two of them) keep a node from graceful methods.
 //   - Emptiness and consolidation wait for consolidateAfter (never when it is Never);
 //     consolidationPolicy WhenEmpty limits a NodePool to Emptiness.
 //   - Budgets: per NodePool and reason, the least of the active budgets (cron windows in
