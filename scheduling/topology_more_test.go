@@ -343,3 +343,24 @@ func TestTopologyFields(t *testing.T) {
 		})
 	}
 }
+
+func TestTopologySpreadCountsOnlyNodesMatchingTheSelector(t *testing.T) {
+	// nodeAffinityPolicy Honor (the default): kube-scheduler counts only pods on nodes the
+	// incoming pod's node selector matches. Zone-a holds 2 on team=batch nodes, zone-b holds 3
+	// on other nodes and none on its batch node, so the new pod belongs in zone-b.
+	spreadPod := func(name string, batch bool) *corev1.Pod {
+		b := tb.Pod(name).Label("app", "s").CPU("100m").ZoneSpread(1)
+		if batch {
+			b.NodeSelector("team", "batch")
+		}
+		return b.Obj()
+	}
+	nodes := []*scheduling.ExistingNode{
+		tb.Node("a-batch", "4", "16Gi", 20).Zone("zone-a").Label("team", "batch").Pods(spreadPod("s-0", true), spreadPod("s-1", true)).Obj(),
+		tb.Node("b-batch", "4", "16Gi", 20).Zone("zone-b").Label("team", "batch").Obj(),
+		tb.Node("b-other", "4", "16Gi", 20).Zone("zone-b").Pods(spreadPod("s-2", false), spreadPod("s-3", false), spreadPod("s-4", false)).Obj(),
+	}
+	plan, err := scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{spreadPod("new", true)}, NodePools: threeZones(), ExistingNodes: nodes})
+	require.NoError(t, err)
+	require.Equal(t, []scheduling.ExistingPlacement{{Name: "b-batch", Pods: []string{"default/new"}}}, plan.ExistingNodes)
+}

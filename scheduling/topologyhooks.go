@@ -66,11 +66,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 		return kept, bad
 	}
 	for _, r := range runningPods {
-		labels := r.node.labels
-		tr.Record(r.pod, r.terms, func(key string) (string, bool) {
-			v, ok := labels[key]
-			return v, ok
-		})
+		tr.RecordOnNode(r.pod, r.terms, r.node.labels)
 	}
 	for _, p := range kept {
 		for _, g := range tr.Groups() {
@@ -503,8 +499,12 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 	active := p.activeTerms()
 	for _, g := range p.matched {
 		owner := g.Kind == topology.AntiAffinity && ownsRequired(active, g)
+		counted := (existing != nil && g.CountsOn(existing.labels)) || (existing == nil && g.CountsOnNew(reqs))
+		if !counted && !owner {
+			continue
+		}
 		if d, ok := domain(g.Key); ok {
-			g.RecordIn(d, true, owner)
+			g.RecordIn(d, counted, owner)
 			if newIndex >= 0 && g.Key == requirements.LabelHostname {
 				s.topology.noteHostname(g, d, newIndex)
 			}

@@ -47,8 +47,11 @@ type Group struct {
 	HonorNodeAffinity bool
 	HonorTaints       bool
 
-	id         string
-	selector   labels.Selector
+	id       string
+	selector labels.Selector
+	// nodeFilter, for a spread honouring node affinity, is the declaring pod's node selector
+	// and required affinity: only pods on nodes it matches are counted (nil: every node).
+	nodeFilter []requirements.Requirements
 	namespaces map[string]bool // nil with nsSelector nil: the owner's namespace only
 	allNS      bool
 	nsSelector labels.Selector
@@ -205,4 +208,57 @@ func sortedSet(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// CountsOn reports whether pods on a node with these labels count for the group.
+func (g *Group) CountsOn(nodeLabels map[string]string) bool {
+	if g.nodeFilter == nil {
+		return true
+	}
+	for _, alt := range g.nodeFilter {
+		if alt.Matches(nodeLabels) {
+			return true
+		}
+	}
+	return false
+}
+
+// CountsOnNew reports whether pods on a planned node described by reqs count for the group:
+// the node's requirements must already imply one of the filter's alternatives (each key
+// constrained to values the alternative allows), since its remaining labels are not known.
+func (g *Group) CountsOnNew(reqs requirements.Requirements) bool {
+	if g.nodeFilter == nil {
+		return true
+	}
+	for _, alt := range g.nodeFilter {
+		if implies(reqs, alt) {
+			return true
+		}
+	}
+	return false
+}
+
+func implies(reqs, alt requirements.Requirements) bool {
+	for key, want := range alt {
+		have, ok := reqs[key]
+		if !ok {
+			switch want.Operator() {
+			case corev1.NodeSelectorOpNotIn, corev1.NodeSelectorOpDoesNotExist:
+				continue // met by a node without the label
+			}
+			return false // In, Exists, Gt and Lt need the label
+		}
+		if have.IsComplement() {
+			if !want.IsComplement() {
+				return false
+			}
+			continue
+		}
+		for _, v := range have.Values() {
+			if !want.Has(v) {
+				return false
+			}
+		}
+	}
+	return true
 }

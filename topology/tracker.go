@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // Tracker owns the groups of one solve and their counts.
@@ -123,7 +125,19 @@ func (t *Tracker) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint
 	if c.MinDomains != nil {
 		g.MinDomains = *c.MinDomains
 	}
-	g.id = fmt.Sprintf("spread|%s|%s|%s|%d|%d|%t|%t", g.Key, sel.String(), namespaceOf(pod), g.MaxSkew, g.MinDomains, g.HonorNodeAffinity, g.HonorTaints)
+	filter := ""
+	if g.HonorNodeAffinity {
+		// kube-scheduler counts only pods on nodes the declaring pod's node affinity matches.
+		if alts, err := requirements.PodAlternatives(pod); err == nil && !(len(alts) == 1 && len(alts[0]) == 0) {
+			g.nodeFilter = alts
+			parts := make([]string, len(alts))
+			for i, alt := range alts {
+				parts[i] = alt.String()
+			}
+			filter = strings.Join(parts, " | ")
+		}
+	}
+	g.id = fmt.Sprintf("spread|%s|%s|%s|%d|%d|%t|%t|%s", g.Key, sel.String(), namespaceOf(pod), g.MaxSkew, g.MinDomains, g.HonorNodeAffinity, g.HonorTaints, filter)
 	return t.intern(g), nil
 }
 
@@ -193,6 +207,28 @@ func (t *Tracker) Record(pod *corev1.Pod, terms []Term, domain func(key string) 
 			continue
 		}
 		if d, ok := domain(g.Key); ok {
+			g.record(d, matched, owner)
+		}
+	}
+}
+
+// RecordOnNode is Record for a pod running on a node with these labels: groups whose node
+// filter the node does not match do not count it.
+func (t *Tracker) RecordOnNode(pod *corev1.Pod, terms []Term, nodeLabels map[string]string) {
+	for _, g := range t.ordered {
+		matched := g.Matches(pod) && g.CountsOn(nodeLabels)
+		owner := false
+		if g.Kind == AntiAffinity {
+			for _, term := range terms {
+				if term.Group == g && term.Required {
+					owner = true
+				}
+			}
+		}
+		if !matched && !owner {
+			continue
+		}
+		if d, ok := nodeLabels[g.Key]; ok {
 			g.record(d, matched, owner)
 		}
 	}
