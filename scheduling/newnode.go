@@ -1,13 +1,6 @@
 package scheduling
 
 import (
-	"errors"
-	"fmt"
-	"hash/fnv"
-	"sort"
-	"strconv"
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/instancetype"
@@ -44,78 +37,6 @@ type newNode struct {
 	// priceOrderCache is the solver's, shared: nodes opened alike have the same order.
 	priceOrderCache map[string]priceOrder
 	ownsPriceOrder  bool
-}
-
-// priceOrder is a memoised byPrice; its slices are never modified (filtering copies).
-type priceOrder struct {
-	types  []*typeOption
-	prices []float64
-}
-
-// priceOrderKey identifies a node's options (by content: nodes opened for different pods often
-// keep the same types) and requirements apart from its hostname.
-func priceOrderKey(n *newNode) string {
-	h := fnv.New64a()
-	var buf [4]byte
-	for _, t := range n.options {
-		buf[0], buf[1], buf[2], buf[3] = byte(t.index), byte(t.index>>8), byte(t.index>>16), byte(t.index>>24)
-		h.Write(buf[:])
-	}
-	return fmt.Sprintf("%x/%d/%s", h.Sum64(), len(n.options), requirementsKey(n.pool, n.reqs))
-}
-
-// orderByPrice refreshes byPrice after the options or requirements changed. When only options
-// were dropped the order is kept and filtered; new requirements re-price every option.
-func (n *newNode) orderByPrice(reqsChanged bool) {
-	if !reqsChanged && n.byPrice != nil {
-		keep := n.pool.scratch
-		for _, t := range n.options {
-			keep[t.index] = true
-		}
-		// Filter in place once the node owns its order; the first time, copy the shared one.
-		types, vals := n.byPrice[:0], n.byPriceVal[:0]
-		if !n.ownsPriceOrder {
-			types = make([]*typeOption, 0, len(n.options))
-			vals = make([]float64, 0, len(n.options))
-			n.ownsPriceOrder = true
-		}
-		for i, t := range n.byPrice {
-			if keep[t.index] {
-				types = append(types, t)
-				vals = append(vals, n.byPriceVal[i])
-			}
-		}
-		for _, t := range n.options {
-			keep[t.index] = false
-		}
-		n.byPrice, n.byPriceVal = types, vals
-	} else if cached, ok := n.priceOrderCache[priceOrderKey(n)]; ok {
-		n.byPrice, n.byPriceVal = cached.types, cached.prices
-		n.ownsPriceOrder = false
-	} else {
-		type priced struct {
-			t     *typeOption
-			price float64
-		}
-		all := make([]priced, 0, len(n.options))
-		for _, t := range n.options {
-			if p := cheapestPrice(t, n.reqs); p >= 0 {
-				all = append(all, priced{t, p})
-			}
-		}
-		sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
-		n.byPrice = make([]*typeOption, len(all))
-		n.byPriceVal = make([]float64, len(all))
-		for i, p := range all {
-			n.byPrice[i], n.byPriceVal[i] = p.t, p.price
-		}
-		n.priceOrderCache[priceOrderKey(n)] = priceOrder{n.byPrice, n.byPriceVal}
-		n.ownsPriceOrder = false
-	}
-	n.price = 0
-	if len(n.byPriceVal) > 0 {
-		n.price = n.byPriceVal[0]
-	}
 }
 
 // candidate is a node state a pod would produce on joining a node: narrowed requirements and
@@ -473,103 +394,6 @@ func worse(a, b rejection) rejection {
 	return a
 }
 
-// explainNoOption says why none of the pool's types can take the pod under reqs.
-func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.Requirements, explain bool) rejection {
-	if !explain {
-		return rejection{constraint: ConstraintResources, stage: stageResources}
-	}
-	compatible := pool.compatibleTypes(reqs)
-	if len(compatible) == 0 {
-		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), excludedBy(pool, reqs))
-	}
-	zero := make(resources.Vector, s.dims.Len())
-	var fitting []*typeOption
-	for _, t := range compatible {
-		if resources.FitsSum(zero, p.requests, t.room) {
-			fitting = append(fitting, t)
-		}
-	}
-	if len(fitting) > 0 {
-		return reject(true, ConstraintLimits, stageLimits, "limits %s leave no room for a node that fits the pod", formatLimits(pool.np.Limits))
-	}
-	// Name the first resource no compatible type has room for, with the largest room seen.
-	for i := 0; i < s.dims.Len(); i++ {
-		want := p.requests[i]
-		if want == 0 {
-			continue
-		}
-		var largest int64 = -1
-		for _, t := range compatible {
-			if t.room[i] > largest {
-				largest = t.room[i]
-			}
-		}
-		if largest < want {
-			name := s.dims.Name(i)
-			wantQ, largestQ := resources.Quantity(name, want), resources.Quantity(name, max(largest, 0))
-			daemons := ""
-			for _, t := range compatible {
-				if t.daemons[i] > 0 {
-					daemons = ", after daemon overhead"
-					break
-				}
-			}
-			return reject(true, ConstraintResources, stageResources, "no instance type has %s %s allocatable (largest: %s%s)", wantQ.String(), name, largestQ.String(), daemons)
-		}
-	}
-	return reject(true, ConstraintResources, stageResources, "no single instance type has room for all of the pod's requests %s", formatVector(s.dims, p.requests))
-}
-
-func describeRequirements(reqs requirements.Requirements, pool *poolState) string {
-	// Leave out what every node of the pool has anyway, so the sentence shows the pod's asks.
-	parts := requirements.Requirements{}
-	for _, k := range reqs.Keys() {
-		if k == requirements.LabelHostname || k == requirements.LabelNodePool {
-			continue
-		}
-		if pr, ok := pool.reqs[k]; ok && pr == reqs[k] {
-			continue
-		}
-		parts[k] = reqs[k]
-	}
-	if len(parts) == 0 {
-		return "the nodepool's requirements"
-	}
-	return parts.String()
-}
-
-func formatVector(dims *resources.Dims, v resources.Vector) string {
-	s := ""
-	for i, x := range v {
-		if x == 0 || i == resources.Pods {
-			continue
-		}
-		if s != "" {
-			s += ", "
-		}
-		q := resources.Quantity(dims.Name(i), x)
-		s += fmt.Sprintf("%s %s", dims.Name(i), q.String())
-	}
-	return "(" + s + ")"
-}
-
-func formatLimits(l corev1.ResourceList) string {
-	names := make([]string, 0, len(l))
-	for n := range l {
-		names = append(names, string(n))
-	}
-	sort.Strings(names)
-	s := ""
-	for _, n := range names {
-		if s != "" {
-			s += ", "
-		}
-		q := l[corev1.ResourceName(n)]
-		s += n + " " + q.String()
-	}
-	return "(" + s + ")"
-}
-
 func maxRoom(options []*typeOption, dims *resources.Dims) resources.Vector {
 	out := make(resources.Vector, dims.Len())
 	for _, t := range options {
@@ -602,51 +426,6 @@ func appendUnique(list []string, items ...string) []string {
 	return list
 }
 
-// allowedTypes returns the pool's types that can meet reqs (labels and an allowed available
-// offering), cached by the requirements apart from the hostname, since many new nodes open
-// with the same requirements.
-func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) []*typeOption {
-	key := requirementsKey(pool, reqs)
-	if cached, ok := s.allowedCache[key]; ok {
-		return cached
-	}
-	var out []*typeOption
-	for _, t := range pool.types {
-		if typeAllows(t, reqs) {
-			out = append(out, t)
-		}
-	}
-	if len(out) == len(pool.types) {
-		out = pool.types
-	}
-	s.allowedCache[key] = out
-	return out
-}
-
-// requirementsKey identifies a pool and a requirement set, hostname left out.
-func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
-	keys := make([]string, 0, len(reqs))
-	for k := range reqs {
-		if k != requirements.LabelHostname {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString(pool.np.Name)
-	for _, k := range keys {
-		b.WriteByte('|')
-		b.WriteString(reqs[k].String())
-	}
-	return b.String()
-}
-
-// cheapestUnder is the lowest price any option can launch at under reqs, or 0 with none.
-func cheapestUnder(options []*typeOption, reqs requirements.Requirements) float64 {
-	c, _ := cheapestChoice(options, reqs)
-	return c.offering.Price
-}
-
 // sameArray reports whether two slices share a backing array start.
 func sameArray(a, b []*typeOption) bool {
 	if cap(a) == 0 || cap(b) == 0 {
@@ -655,43 +434,3 @@ func sameArray(a, b []*typeOption) bool {
 	return &a[:1][0] == &b[:1][0]
 }
 
-// excludedBy says which requirements rule out the NodePool's instance types, most
-// eliminations first, so a reason names the NodePool requirement that excludes the type a pod
-// pins, not only the pod's own asks.
-func excludedBy(pool *poolState, reqs requirements.Requirements) string {
-	counts := map[string]int{}
-	for _, it := range pool.np.InstanceTypes {
-		if it == nil {
-			continue
-		}
-		var err *requirements.ConflictError
-		if e := it.Requirements().Intersects(reqs); e != nil && errors.As(e, &err) {
-			counts[reqs[err.Key].String()]++
-			continue
-		}
-		if len(it.CompatibleOfferings(reqs)) == 0 {
-			counts["an available offering in the allowed zones and capacity types"]++
-		}
-	}
-	if len(counts) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if counts[keys[i]] != counts[keys[j]] {
-			return counts[keys[i]] > counts[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	if len(keys) > 3 {
-		keys = keys[:3]
-	}
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s rules out %d", k, counts[k])
-	}
-	return " (of " + strconv.Itoa(len(pool.np.InstanceTypes)) + " instance types: " + strings.Join(parts, "; ") + ")"
-}

@@ -1,0 +1,152 @@
+package scheduling
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// explainNoOption says why none of the pool's types can take the pod under reqs.
+func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.Requirements, explain bool) rejection {
+	if !explain {
+		return rejection{constraint: ConstraintResources, stage: stageResources}
+	}
+	compatible := pool.compatibleTypes(reqs)
+	if len(compatible) == 0 {
+		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), excludedBy(pool, reqs))
+	}
+	zero := make(resources.Vector, s.dims.Len())
+	var fitting []*typeOption
+	for _, t := range compatible {
+		if resources.FitsSum(zero, p.requests, t.room) {
+			fitting = append(fitting, t)
+		}
+	}
+	if len(fitting) > 0 {
+		return reject(true, ConstraintLimits, stageLimits, "limits %s leave no room for a node that fits the pod", formatLimits(pool.np.Limits))
+	}
+	// Name the first resource no compatible type has room for, with the largest room seen.
+	for i := 0; i < s.dims.Len(); i++ {
+		want := p.requests[i]
+		if want == 0 {
+			continue
+		}
+		var largest int64 = -1
+		for _, t := range compatible {
+			if t.room[i] > largest {
+				largest = t.room[i]
+			}
+		}
+		if largest < want {
+			name := s.dims.Name(i)
+			wantQ, largestQ := resources.Quantity(name, want), resources.Quantity(name, max(largest, 0))
+			daemons := ""
+			for _, t := range compatible {
+				if t.daemons[i] > 0 {
+					daemons = ", after daemon overhead"
+					break
+				}
+			}
+			return reject(true, ConstraintResources, stageResources, "no instance type has %s %s allocatable (largest: %s%s)", wantQ.String(), name, largestQ.String(), daemons)
+		}
+	}
+	return reject(true, ConstraintResources, stageResources, "no single instance type has room for all of the pod's requests %s", formatVector(s.dims, p.requests))
+}
+
+func describeRequirements(reqs requirements.Requirements, pool *poolState) string {
+	// Leave out what every node of the pool has anyway, so the sentence shows the pod's asks.
+	parts := requirements.Requirements{}
+	for _, k := range reqs.Keys() {
+		if k == requirements.LabelHostname || k == requirements.LabelNodePool {
+			continue
+		}
+		if pr, ok := pool.reqs[k]; ok && pr == reqs[k] {
+			continue
+		}
+		parts[k] = reqs[k]
+	}
+	if len(parts) == 0 {
+		return "the nodepool's requirements"
+	}
+	return parts.String()
+}
+
+func formatVector(dims *resources.Dims, v resources.Vector) string {
+	s := ""
+	for i, x := range v {
+		if x == 0 || i == resources.Pods {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		q := resources.Quantity(dims.Name(i), x)
+		s += fmt.Sprintf("%s %s", dims.Name(i), q.String())
+	}
+	return "(" + s + ")"
+}
+
+func formatLimits(l corev1.ResourceList) string {
+	names := make([]string, 0, len(l))
+	for n := range l {
+		names = append(names, string(n))
+	}
+	sort.Strings(names)
+	s := ""
+	for _, n := range names {
+		if s != "" {
+			s += ", "
+		}
+		q := l[corev1.ResourceName(n)]
+		s += n + " " + q.String()
+	}
+	return "(" + s + ")"
+}
+
+// excludedBy says which requirements rule out the NodePool's instance types, most
+// eliminations first, so a reason names the NodePool requirement that excludes the type a pod
+// pins, not only the pod's own asks.
+func excludedBy(pool *poolState, reqs requirements.Requirements) string {
+	counts := map[string]int{}
+	for _, it := range pool.np.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		var err *requirements.ConflictError
+		if e := it.Requirements().Intersects(reqs); e != nil && errors.As(e, &err) {
+			counts[reqs[err.Key].String()]++
+			continue
+		}
+		if len(it.CompatibleOfferings(reqs)) == 0 {
+			counts["an available offering in the allowed zones and capacity types"]++
+		}
+	}
+	if len(counts) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	if len(keys) > 3 {
+		keys = keys[:3]
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s rules out %d", k, counts[k])
+	}
+	return " (of " + strconv.Itoa(len(pool.np.InstanceTypes)) + " instance types: " + strings.Join(parts, "; ") + ")"
+}

@@ -1,0 +1,127 @@
+package scheduling
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// priceOrder is a memoised byPrice; its slices are never modified (filtering copies).
+type priceOrder struct {
+	types  []*typeOption
+	prices []float64
+}
+
+// priceOrderKey identifies a node's options (by content: nodes opened for different pods often
+// keep the same types) and requirements apart from its hostname.
+func priceOrderKey(n *newNode) string {
+	h := fnv.New64a()
+	var buf [4]byte
+	for _, t := range n.options {
+		buf[0], buf[1], buf[2], buf[3] = byte(t.index), byte(t.index>>8), byte(t.index>>16), byte(t.index>>24)
+		h.Write(buf[:])
+	}
+	return fmt.Sprintf("%x/%d/%s", h.Sum64(), len(n.options), requirementsKey(n.pool, n.reqs))
+}
+
+// orderByPrice refreshes byPrice after the options or requirements changed. When only options
+// were dropped the order is kept and filtered; new requirements re-price every option.
+func (n *newNode) orderByPrice(reqsChanged bool) {
+	if !reqsChanged && n.byPrice != nil {
+		keep := n.pool.scratch
+		for _, t := range n.options {
+			keep[t.index] = true
+		}
+		// Filter in place once the node owns its order; the first time, copy the shared one.
+		types, vals := n.byPrice[:0], n.byPriceVal[:0]
+		if !n.ownsPriceOrder {
+			types = make([]*typeOption, 0, len(n.options))
+			vals = make([]float64, 0, len(n.options))
+			n.ownsPriceOrder = true
+		}
+		for i, t := range n.byPrice {
+			if keep[t.index] {
+				types = append(types, t)
+				vals = append(vals, n.byPriceVal[i])
+			}
+		}
+		for _, t := range n.options {
+			keep[t.index] = false
+		}
+		n.byPrice, n.byPriceVal = types, vals
+	} else if cached, ok := n.priceOrderCache[priceOrderKey(n)]; ok {
+		n.byPrice, n.byPriceVal = cached.types, cached.prices
+		n.ownsPriceOrder = false
+	} else {
+		type priced struct {
+			t     *typeOption
+			price float64
+		}
+		all := make([]priced, 0, len(n.options))
+		for _, t := range n.options {
+			if p := cheapestPrice(t, n.reqs); p >= 0 {
+				all = append(all, priced{t, p})
+			}
+		}
+		sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
+		n.byPrice = make([]*typeOption, len(all))
+		n.byPriceVal = make([]float64, len(all))
+		for i, p := range all {
+			n.byPrice[i], n.byPriceVal[i] = p.t, p.price
+		}
+		n.priceOrderCache[priceOrderKey(n)] = priceOrder{n.byPrice, n.byPriceVal}
+		n.ownsPriceOrder = false
+	}
+	n.price = 0
+	if len(n.byPriceVal) > 0 {
+		n.price = n.byPriceVal[0]
+	}
+}
+
+// allowedTypes returns the pool's types that can meet reqs (labels and an allowed available
+// offering), cached by the requirements apart from the hostname, since many new nodes open
+// with the same requirements.
+func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) []*typeOption {
+	key := requirementsKey(pool, reqs)
+	if cached, ok := s.allowedCache[key]; ok {
+		return cached
+	}
+	var out []*typeOption
+	for _, t := range pool.types {
+		if typeAllows(t, reqs) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == len(pool.types) {
+		out = pool.types
+	}
+	s.allowedCache[key] = out
+	return out
+}
+
+// requirementsKey identifies a pool and a requirement set, hostname left out.
+func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		if k != requirements.LabelHostname {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(pool.np.Name)
+	for _, k := range keys {
+		b.WriteByte('|')
+		b.WriteString(reqs[k].String())
+	}
+	return b.String()
+}
+
+// cheapestUnder is the lowest price any option can launch at under reqs, or 0 with none.
+func cheapestUnder(options []*typeOption, reqs requirements.Requirements) float64 {
+	c, _ := cheapestChoice(options, reqs)
+	return c.offering.Price
+}
