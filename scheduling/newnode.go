@@ -433,4 +433,3 @@ func sameArray(a, b []*typeOption) bool {
 	}
 	return &a[:1][0] == &b[:1][0]
 }
-
