@@ -2,7 +2,9 @@ package disruption
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,8 +15,6 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
-	"maps"
-	"slices"
 )
 
 // Annotations that keep a node, or the node a pod runs on, from voluntary disruption. The

@@ -2,13 +2,13 @@ package disruption
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
-	"maps"
-	"slices"
 )
 
 // outcome is what a simulation of removing some nodes found.

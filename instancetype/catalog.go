@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,8 +19,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeplan/nodeplan/requirements"
-	"maps"
-	"slices"
 )
 
 // Catalog is a set of instance types, usually those of one region.

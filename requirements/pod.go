@@ -2,12 +2,12 @@ package requirements
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"maps"
-	"slices"
 )
 
 // FromNodeSelector converts a pod's spec.nodeSelector.

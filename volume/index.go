@@ -2,6 +2,8 @@ package volume
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/requirements"
-	"maps"
-	"slices"
 )
 
 // Annotations that mark a StorageClass as the cluster default; the beta one is still

@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,8 +14,6 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/volume"
-	"maps"
-	"slices"
 )
 
 // Explain tells what the plan does with one pod (namespace/name) and why, from the plan and
