@@ -290,7 +290,9 @@ func (d *decider) consolidationBlock(n *nodeState) string {
 	if last.IsZero() {
 		return ""
 	}
-	if since := d.now.Sub(last); since < *after {
+	if since := d.now.Sub(last); since < 0 {
+		return fmt.Sprintf("the last pod event (%s) is after now (%s): consolidateAfter %s cannot have passed", last.UTC().Format(time.RFC3339), d.now.UTC().Format(time.RFC3339), after)
+	} else if since < *after {
 		return fmt.Sprintf("consolidateAfter %s has not passed since the last pod event (%s ago)", after, since)
 	}
 	return ""
