@@ -364,3 +364,19 @@ func TestTopologySpreadCountsOnlyNodesMatchingTheSelector(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []scheduling.ExistingPlacement{{Name: "b-batch", Pods: []string{"default/new"}}}, plan.ExistingNodes)
 }
+
+func TestTopologyPreferencesIgnored(t *testing.T) {
+	// Under PreferencePolicy Ignore, preferred anti-affinity and ScheduleAnyway spread do not
+	// shape the plan: the pods share the cheapest node.
+	pods := tb.Pod("web").Label("app", "web").CPU("100m").
+		PreferredAntiAffinity(100, hostKey, map[string]string{"app": "web"}).
+		Spread(zoneKey, 1, corev1.ScheduleAnyway).Replicas(3)
+	plan, err := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: threeZones(), Options: scheduling.Options{PreferencePolicy: scheduling.PreferencesIgnore}})
+	require.NoError(t, err)
+	require.Len(t, plan.NodeClaims, 1)
+	require.Len(t, plan.NodeClaims[0].Pods, 3)
+
+	plan, err = scheduling.Solve(scheduling.Input{Pods: pods, NodePools: threeZones()})
+	require.NoError(t, err)
+	require.Len(t, plan.NodeClaims, 3, "respected, the preferences put each pod on its own node")
+}

@@ -38,6 +38,9 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			bad = append(bad, Unschedulable{Pod: p.key, Reason: err.Error(), Constraint: topologyConstraintOfError(err)})
 			continue
 		}
+		if s.opts.PreferencePolicy == PreferencesIgnore {
+			terms = requiredOnly(terms) // preferences are dropped up front
+		}
 		p.terms = terms
 		kept = append(kept, p)
 	}
@@ -641,4 +644,14 @@ func requiresKey(active []topology.Term, key string) bool {
 		}
 	}
 	return false
+}
+
+// requiredOnly drops preferred terms (they follow the required ones).
+func requiredOnly(terms []topology.Term) []topology.Term {
+	for i, t := range terms {
+		if !t.Required {
+			return terms[:i]
+		}
+	}
+	return terms
 }
