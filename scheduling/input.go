@@ -72,4 +72,6 @@ type Options struct {
 	MaxInstanceTypeOptions int
 	// SkipImprovement leaves the greedy packing as it is (for comparison and tests).
 	SkipImprovement bool
+	// Trace lists pods (namespace/name) whose every placement step Plan.Traces records.
+	Trace []string
 }

@@ -9,6 +9,15 @@ type Plan struct {
 	ExistingNodes []ExistingPlacement `json:"existingNodes"`
 	Unschedulable []Unschedulable     `json:"unschedulable"`
 	Summary       Summary             `json:"summary"`
+	// Traces hold the steps of the pods Options.Trace names.
+	Traces []PodTrace `json:"traces,omitempty"`
+}
+
+// PodTrace is the story of one pod's placement: each node and NodePool tried with the reason
+// it was passed over, preferences relaxed, and where the pod ended.
+type PodTrace struct {
+	Pod   string   `json:"pod"`
+	Steps []string `json:"steps"`
 }
 
 // NodeClaim is a node to launch.

@@ -53,6 +53,9 @@ type podInfo struct {
 	// narrowed by.
 	placedAlt requirements.Requirements
 
+	// trace collects placement steps when Options.Trace names the pod (nil otherwise).
+	trace *[]string
+
 	// alone memoises aloneCost (0: not computed yet).
 	alone float64
 
@@ -255,3 +258,19 @@ func podRequests(pod *corev1.Pod, dims *resources.Dims) (resources.Vector, error
 	v[resources.Pods] += 1000
 	return v, nil
 }
+
+// note records a placement step of a traced pod.
+func (p *podInfo) note(format string, args ...any) {
+	if p.trace == nil {
+		return
+	}
+	switch n := len(*p.trace); {
+	case n < maxTraceSteps:
+		*p.trace = append(*p.trace, fmt.Sprintf(format, args...))
+	case n == maxTraceSteps:
+		*p.trace = append(*p.trace, "… (further steps left out)")
+	}
+}
+
+// maxTraceSteps bounds a trace: a pod retried over many rounds and nodes would repeat itself.
+const maxTraceSteps = 200

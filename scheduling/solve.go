@@ -57,7 +57,37 @@ func Solve(in Input) (Plan, error) {
 		s.improve()
 	}
 	s.assignNames()
-	return s.plan(len(in.Pods), unschedulable), nil
+	plan := s.plan(len(in.Pods), unschedulable)
+	plan.Traces = s.traces(pods)
+	return plan, nil
+}
+
+// traces closes the traced pods' stories with where they ended (repacking may have moved them
+// and nodes are named only at the end).
+func (s *solver) traces(pods []*podInfo) []PodTrace {
+	if len(s.opts.Trace) == 0 {
+		return nil
+	}
+	final := map[*podInfo]string{}
+	for _, n := range s.nodes {
+		for _, p := range n.pods {
+			if p.trace != nil {
+				final[p] = fmt.Sprintf("ends on new node %s (%d pods)", n.name, len(n.pods))
+			}
+		}
+	}
+	var out []PodTrace
+	for _, p := range pods {
+		if p.trace == nil {
+			continue
+		}
+		if f, ok := final[p]; ok {
+			p.note("%s", f)
+		}
+		out = append(out, PodTrace{Pod: p.key, Steps: *p.trace})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
+	return out
 }
 
 func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
@@ -111,6 +141,10 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	var pods []*podInfo
 	var unschedulable []Unschedulable
 	seen := map[string]bool{}
+	traced := map[string]bool{}
+	for _, k := range opts.Trace {
+		traced[k] = true
+	}
 	for i, pod := range in.Pods {
 		if pod == nil {
 			return nil, nil, nil, fmt.Errorf("pods[%d] is nil", i)
@@ -123,6 +157,9 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 		if err != nil {
 			unschedulable = append(unschedulable, Unschedulable{Pod: p.key, Reason: err.Error(), Constraint: constraint})
 			continue
+		}
+		if traced[p.key] {
+			p.trace = &[]string{}
 		}
 		pods = append(pods, p)
 	}
@@ -207,6 +244,7 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 			for _, p := range next {
 				if p.relax(s.softTaints) {
 					relaxed = true
+					p.note("nothing could be placed in a whole round: relaxed %s", p.relaxations[len(p.relaxations)-1])
 				}
 			}
 			if !relaxed {
@@ -220,24 +258,36 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 // place puts p on the first existing node that takes it, else on the first node opened in
 // this plan, else on a new node from the first NodePool (by weight) that can launch one.
 func (s *solver) place(p *podInfo, explain bool) rejection {
+	traced := p.trace != nil
+	tried := 0
 	placed := s.existingFree.each(p.requests, func(i int) bool {
 		n := s.existing[i]
-		if r := s.tryExisting(n, p, false); r.failed() {
+		tried++
+		if r := s.tryExisting(n, p, traced); r.failed() {
+			p.note("existing node %s: %s", n.name, r.reason)
 			return false
 		}
 		s.commitExisting(n, p)
+		p.note("placed on existing node %s", n.name)
 		return true
 	})
 	if placed {
 		return ok
 	}
+	if skipped := len(s.existing) - tried; traced && skipped > 0 {
+		p.note("%d existing node(s) skipped: not enough free room", skipped)
+	}
+	tried = 0
 	try := func(i int) bool {
 		n := s.nodes[i]
-		c, r := s.tryNewNode(n, p, false)
+		tried++
+		c, r := s.tryNewNode(n, p, traced)
 		if r.failed() {
+			p.note("new node of nodepool %s holding %d pod(s): %s", n.pool.np.Name, len(n.pods), r.reason)
 			return false
 		}
 		s.commitNewNode(n, p, c)
+		p.note("joined a new node of nodepool %s, now %d pods; %d instance-type option(s) left", n.pool.np.Name, len(n.pods), len(n.options))
 		return true
 	}
 	skip := s.hostnameSkip(p)
@@ -253,16 +303,21 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	} else if s.newFree.each(p.requests, try) {
 		return ok
 	}
+	if skipped := len(s.nodes) - tried; traced && skipped > 0 {
+		p.note("%d new node(s) of this plan skipped without a full check: too little room they may still grow into, or a hostname or host-port rule of the pod already rules them out", skipped)
+	}
 	var reasons []string
 	var best rejection
 	for _, pool := range s.pools {
-		n, r := s.openNewNode(pool, p, explain)
+		n, r := s.openNewNode(pool, p, explain || traced)
 		if !r.failed() {
 			s.newFree.add(n.free())
 			s.nodes = append(s.nodes, n)
+			p.note("opened a new node of nodepool %s: %d instance-type option(s), from $%.4f/h", pool.np.Name, len(n.options), n.price)
 			return ok
 		}
 		best = worse(best, r)
+		p.note("nodepool %s: %s", pool.np.Name, r.reason)
 		if explain {
 			reasons = append(reasons, fmt.Sprintf("nodepool %s: %s", pool.np.Name, r.reason))
 		}
@@ -278,7 +333,11 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 
 // explainFailure re-runs the placement of a pod that failed, collecting reasons.
 func (s *solver) explainFailure(p *podInfo) Unschedulable {
+	// The trace already holds the failed attempts; the re-run would only repeat them.
+	trace := p.trace
+	p.trace = nil
 	r := s.place(p, true)
+	p.trace = trace
 	if !r.failed() {
 		// The state changed since the pod last failed, and it fits now.
 		return Unschedulable{}

@@ -380,3 +380,19 @@ func TestTopologyPreferencesIgnored(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, plan.NodeClaims, 3, "respected, the preferences put each pod on its own node")
 }
+
+func TestTrace(t *testing.T) {
+	// The traced pod's anti-affinity rules out the first pod's node; its trace says so and
+	// where it ended.
+	first := tb.Pod("a-first").Label("app", "x").CPU("1").Obj()
+	second := tb.Pod("b-second").Label("app", "x").CPU("100m").AntiAffinity(hostKey, map[string]string{"app": "x"}).Obj()
+	plan, err := scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{first, second}, NodePools: threeZones(),
+		Options: scheduling.Options{Trace: []string{"default/b-second"}}})
+	require.NoError(t, err)
+	require.Len(t, plan.Traces, 1)
+	tr := plan.Traces[0]
+	require.Equal(t, "default/b-second", tr.Pod)
+	require.Contains(t, tr.Steps[0], "1 new node(s) of this plan skipped")
+	require.Contains(t, tr.Steps[1], "opened a new node of nodepool default")
+	require.Contains(t, tr.Steps[len(tr.Steps)-1], "ends on new node default-")
+}

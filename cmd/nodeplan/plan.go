@@ -101,6 +101,9 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if explain != "" && !strings.Contains(explain, "/") {
 		explain = "default/" + explain
 	}
+	if explain != "" {
+		opts.Trace = []string{explain}
+	}
 
 	res, err := app.Plan(in.config(stdin), opts)
 	if res != nil {

@@ -20,8 +20,9 @@ import (
 // the pod's spec: where it goes (node, NodePool, instance type, zone, capacity type, price)
 // or the full reason it cannot be scheduled, and every constraint the pod carries, each with
 // the value the chosen node has for it and, for topology spread and pod affinity, how the
-// matching pods are spread over the domains after the plan. It reports the constraints the
-// pod has; it does not claim which of them decided the outcome when several apply.
+// matching pods are spread over the domains after the plan. When the plan was solved with
+// the pod in Options.Trace, the solver's own steps follow: each node and NodePool tried and
+// why it was passed over, preferences relaxed, and where the pod ended.
 func Explain(res *Planned, key string) (string, error) {
 	var pod *corev1.Pod
 	for _, p := range res.Input.Pods {
@@ -40,6 +41,15 @@ func Explain(res *Planned, key string) (string, error) {
 	fmt.Fprintf(&b, "Pod %s\n", key)
 	nodeLabels := e.outcome(&b, key)
 	e.constraints(&b, pod, nodeLabels)
+	for _, tr := range res.Plan.Traces {
+		if tr.Pod != key {
+			continue
+		}
+		fmt.Fprintf(&b, "  Solver steps:\n")
+		for i, step := range tr.Steps {
+			fmt.Fprintf(&b, "    %d. %s\n", i+1, step)
+		}
+	}
 	return b.String(), nil
 }
 
