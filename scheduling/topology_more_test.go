@@ -396,3 +396,14 @@ func TestTrace(t *testing.T) {
 	require.Contains(t, tr.Steps[1], "opened a new node of nodepool default")
 	require.Contains(t, tr.Steps[len(tr.Steps)-1], "ends on new node default-")
 }
+
+func TestTopologyZoneWithoutOfferingsForThePodIsNoDomain(t *testing.T) {
+	// zone-c sells this type on-demand only; spot-only pods cannot launch there, so zone-c must
+	// not hold their spread's minimum at 0.
+	typ := tb.Type("small", "2", "8Gi", 30).Offer("zone-a", "spot", 0.03).Offer("zone-b", "spot", 0.031).Offer("zone-c", "on-demand", 0.1).Obj()
+	pods := tb.Pod("web").Label("app", "web").CPU("100m").ZoneSpread(1).NodeSelector("karpenter.sh/capacity-type", "spot").Replicas(4)
+	plan, err := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: []*scheduling.NodePool{tb.NodePool("default", typ).Obj()}})
+	require.NoError(t, err)
+	require.Empty(t, plan.Unschedulable)
+	require.Equal(t, map[string]int{"zone-a": 2, "zone-b": 2}, podsPerDomain(plan, zoneKey))
+}

@@ -19,6 +19,8 @@ type topologyState struct {
 	// pod declaring g; owned[g] marks new nodes holding a pod with g as required
 	// anti-affinity. Both only grow, so pods skip those nodes without trying them.
 	full, owned map[*topology.Group]*skipSet
+	// eligibleByClass memoises eligibleDomains per group and class of pods.
+	eligibleByClass map[string][]string
 	// poolDomains[pool index][key] are the values a new node of the pool can take, sorted.
 	poolDomains []map[string][]string
 	// existingDomains[key] are the values existing nodes carry.
@@ -64,7 +66,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 		}
 	}
 	s.topology = &topologyState{tracker: tr, existingDomains: map[string]map[string]bool{},
-		full: map[*topology.Group]*skipSet{}, owned: map[*topology.Group]*skipSet{}}
+		full: map[*topology.Group]*skipSet{}, owned: map[*topology.Group]*skipSet{}, eligibleByClass: map[string][]string{}}
 	if len(tr.Groups()) == 0 {
 		return kept, bad
 	}
@@ -349,6 +351,14 @@ func (s *solver) eligibleDomains(p *podInfo, g *topology.Group) []string {
 	if d, ok := p.eligible[g]; ok {
 		return d
 	}
+	classKey := g.ID() + "|" + eligibilityKey(p)
+	if d, ok := s.topology.eligibleByClass[classKey]; ok {
+		if p.eligible == nil {
+			p.eligible = map[*topology.Group][]string{}
+		}
+		p.eligible[g] = d
+		return d
+	}
 	seen := map[string]bool{}
 	allowedByPod := func(v string) bool {
 		if !g.HonorNodeAffinity {
@@ -382,9 +392,16 @@ func (s *solver) eligibleDomains(p *podInfo, g *topology.Group) []string {
 			}
 		}
 		for _, v := range s.topology.poolDomains[i][g.Key] {
-			if allowedByPod(v) {
-				seen[v] = true
+			if seen[v] || !allowedByPod(v) {
+				continue
 			}
+			// A domain counts only if the pool can launch a node for this pod there: a zone
+			// whose offerings are all of another capacity type (say on-demand only, for a
+			// spot-only pod) would otherwise stay empty and cap every other zone at maxSkew.
+			if g.HonorNodeAffinity && !poolCanHost(pool, p, g.Key, v) {
+				continue
+			}
+			seen[v] = true
 		}
 	}
 	out := make([]string, 0, len(seen))
@@ -396,7 +413,39 @@ func (s *solver) eligibleDomains(p *podInfo, g *topology.Group) []string {
 		p.eligible = map[*topology.Group][]string{}
 	}
 	p.eligible[g] = out
+	s.topology.eligibleByClass[classKey] = out
 	return out
+}
+
+// eligibilityKey groups pods whose eligible domains are the same: same requirement
+// alternatives and tolerations.
+func eligibilityKey(p *podInfo) string {
+	var b strings.Builder
+	for _, alt := range p.alternatives {
+		b.WriteString(alt.String())
+		b.WriteString(" | ")
+	}
+	fmt.Fprint(&b, p.pod.Spec.Tolerations)
+	return b.String()
+}
+
+// poolCanHost reports whether some type of the pool has an available offering for the pod
+// (one of its alternatives) with key = value.
+func poolCanHost(pool *poolState, p *podInfo, key, value string) bool {
+	pin := requirements.New(key, corev1.NodeSelectorOpIn, value)
+	for _, alt := range p.alternatives {
+		if pool.reqs.Conflict(alt) != "" {
+			continue
+		}
+		reqs := alt.Copy()
+		reqs.Add(pin)
+		for _, t := range pool.types {
+			if typeAllows(t, reqs) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // chooseDomain picks one allowed value for an undecided key of a new node: for spread the
