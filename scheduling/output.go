@@ -242,7 +242,7 @@ func chosenFirst(names []string, chosen string) []string {
 }
 
 func (s *solver) optionNames(n *newNode) []string {
-	key := fmt.Sprintf("%p/%d/%s", &n.options[0], len(n.options), requirementsKey(n.pool, n.reqs))
+	key := priceOrderKey(n) // by content: an address could be reused by another array
 	if names, ok := s.optionsCache[key]; ok {
 		return append([]string(nil), names...)
 	}
