@@ -76,17 +76,12 @@ func (s *solver) aloneCost(p *podInfo) float64 {
 		if _, bad := p.untoleratedTaint(pool.np.Taints); bad {
 			continue
 		}
-		for _, alt := range p.effective() {
-			if pool.reqs.Conflict(alt) != "" {
+		for _, t := range pool.types {
+			if t.cheapest >= best || !p.requests.Fits(t.room) {
 				continue
 			}
-			for _, t := range pool.types {
-				if t.cheapest >= best || !p.requests.Fits(t.room) || t.reqs.Conflict(alt) != "" {
-					continue
-				}
-				if price := cheapestPrice(t, alt); price >= 0 && price < best {
-					best = price
-				}
+			if price := hostPrice(pool, t, p.effective()); price >= 0 && price < best {
+				best = price
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // lowerBound is a cost no plan for the pods on new nodes can beat: the larger of two fluid
@@ -97,22 +98,28 @@ func (s *solver) classTypes(c *boundClass) ([]*typeOption, []float64) {
 			if !c.smallest.Fits(t.room) {
 				continue
 			}
-			best := -1.0
-			for _, alt := range c.pod.effective() {
-				if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
-					continue
-				}
-				if price := cheapestPrice(t, alt); price >= 0 && (best < 0 || price < best) {
-					best = price
-				}
-			}
-			if best >= 0 {
+			if best := hostPrice(pool, t, c.pod.effective()); best >= 0 {
 				types = append(types, t)
 				prices = append(prices, best)
 			}
 		}
 	}
 	return types, prices
+}
+
+// hostPrice is the cheapest price at which type t of pool can host a pod with these
+// requirement alternatives, or -1 when it cannot.
+func hostPrice(pool *poolState, t *typeOption, alts []requirements.Requirements) float64 {
+	best := -1.0
+	for _, alt := range alts {
+		if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
+			continue
+		}
+		if price := cheapestPrice(t, alt); price >= 0 && (best < 0 || price < best) {
+			best = price
+		}
+	}
+	return best
 }
 
 // fluid is the solution of the fluid packing LP for some demand.

@@ -244,7 +244,9 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 			for _, p := range next {
 				if p.relax(s.softTaints) {
 					relaxed = true
-					p.note("nothing could be placed in a whole round: relaxed %s", p.relaxations[len(p.relaxations)-1])
+					if p.trace != nil {
+						p.note("nothing could be placed in a whole round: relaxed %s", p.relaxations[len(p.relaxations)-1])
+					}
 				}
 			}
 			if !relaxed {
@@ -264,11 +266,15 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		n := s.existing[i]
 		tried++
 		if r := s.tryExisting(n, p, traced); r.failed() {
-			p.note("existing node %s: %s", n.name, r.reason)
+			if traced {
+				p.note("existing node %s: %s", n.name, r.reason)
+			}
 			return false
 		}
 		s.commitExisting(n, p)
-		p.note("placed on existing node %s", n.name)
+		if traced {
+			p.note("placed on existing node %s", n.name)
+		}
 		return true
 	})
 	if placed {
@@ -283,11 +289,15 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		tried++
 		c, r := s.tryNewNode(n, p, traced)
 		if r.failed() {
-			p.note("new node of nodepool %s holding %d pod(s): %s", n.pool.np.Name, len(n.pods), r.reason)
+			if traced {
+				p.note("new node of nodepool %s holding %d pod(s): %s", n.pool.np.Name, len(n.pods), r.reason)
+			}
 			return false
 		}
 		s.commitNewNode(n, p, c)
-		p.note("joined a new node of nodepool %s, now %d pods; %d instance-type option(s) left", n.pool.np.Name, len(n.pods), len(n.options))
+		if traced {
+			p.note("joined a new node of nodepool %s, now %d pods; %d instance-type option(s) left", n.pool.np.Name, len(n.pods), len(n.options))
+		}
 		return true
 	}
 	skip := s.hostnameSkip(p)
@@ -313,11 +323,15 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if !r.failed() {
 			s.newFree.add(n.free())
 			s.nodes = append(s.nodes, n)
-			p.note("opened a new node of nodepool %s: %d instance-type option(s), from $%.4f/h", pool.np.Name, len(n.options), n.price)
+			if traced {
+				p.note("opened a new node of nodepool %s: %d instance-type option(s), from $%.4f/h", pool.np.Name, len(n.options), n.price)
+			}
 			return ok
 		}
 		best = worse(best, r)
-		p.note("nodepool %s: %s", pool.np.Name, r.reason)
+		if traced {
+			p.note("nodepool %s: %s", pool.np.Name, r.reason)
+		}
 		if explain {
 			reasons = append(reasons, fmt.Sprintf("nodepool %s: %s", pool.np.Name, r.reason))
 		}
