@@ -368,10 +368,16 @@ func (s *solver) explainFailure(p *podInfo) Unschedulable {
 
 func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejection {
 	if !resources.FitsSum(n.used, p.requests, n.allocatable) {
-		return reject(explain, ConstraintResources, stageResources, "node %s lacks room", n.name)
+		if !explain {
+			return rejection{constraint: ConstraintResources, stage: stageResources}
+		}
+		return reject(true, ConstraintResources, stageResources, "node %s lacks room", n.name)
 	}
 	if t, bad := p.untoleratedTaint(n.taints); bad {
-		return reject(explain, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
+		if !explain {
+			return rejection{constraint: ConstraintTaints, stage: stageTaints}
+		}
+		return reject(true, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
 	}
 	matched := false
 	for _, alt := range p.effective() {
@@ -381,7 +387,10 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 		}
 	}
 	if !matched {
-		return reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "node %s does not match the pod's node selector or affinity", n.name)
+		if !explain {
+			return rejection{constraint: ConstraintNodeAffinity, stage: stageNodeAffinity}
+		}
+		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "node %s does not match the pod's node selector or affinity", n.name)
 	}
 	if len(p.volumes.Alternatives) > 0 {
 		matched = false
@@ -392,14 +401,20 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 			}
 		}
 		if !matched {
-			return reject(explain, ConstraintVolume, stageVolume, "node %s is not where the pod's volumes can attach", n.name)
+			if !explain {
+				return rejection{constraint: ConstraintVolume, stage: stageVolume}
+			}
+			return reject(true, ConstraintVolume, stageVolume, "node %s is not where the pod's volumes can attach", n.name)
 		}
 	}
 	if r := s.volumeFits(p, n.attach, n.attachLimit, n.name, explain); r.failed() {
 		return r
 	}
 	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
-		return reject(explain, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
+		if !explain {
+			return rejection{constraint: ConstraintHostPorts, stage: stageHostPorts}
+		}
+		return reject(true, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
 	}
 	if _, r := s.topologyRequirements(p, n.reqs, nodeView{name: n.name, existing: n}, explain); r.failed() {
 		return r
