@@ -54,36 +54,15 @@ func (t *Tracker) Terms(pod *corev1.Pod) ([]Term, error) {
 		out = append(out, Term{Group: g, Required: c.WhenUnsatisfiable != corev1.ScheduleAnyway})
 	}
 	if aff := pod.Spec.Affinity; aff != nil {
+		var err error
 		if pa := aff.PodAffinity; pa != nil {
-			for i, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				g, err := t.affinityGroup(pod, Affinity, term)
-				if err != nil {
-					return nil, fmt.Errorf("podAffinity required term %d: %w", i, err)
-				}
-				out = append(out, Term{Group: g, Required: true})
-			}
-			for i, wt := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-				g, err := t.affinityGroup(pod, Affinity, wt.PodAffinityTerm)
-				if err != nil {
-					return nil, fmt.Errorf("podAffinity preferred term %d: %w", i, err)
-				}
-				out = append(out, Term{Group: g, Weight: wt.Weight})
+			if out, err = t.affinityTerms(out, pod, Affinity, "podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+				return nil, err
 			}
 		}
 		if pa := aff.PodAntiAffinity; pa != nil {
-			for i, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				g, err := t.affinityGroup(pod, AntiAffinity, term)
-				if err != nil {
-					return nil, fmt.Errorf("podAntiAffinity required term %d: %w", i, err)
-				}
-				out = append(out, Term{Group: g, Required: true})
-			}
-			for i, wt := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-				g, err := t.affinityGroup(pod, AntiAffinity, wt.PodAffinityTerm)
-				if err != nil {
-					return nil, fmt.Errorf("podAntiAffinity preferred term %d: %w", i, err)
-				}
-				out = append(out, Term{Group: g, Weight: wt.Weight})
+			if out, err = t.affinityTerms(out, pod, AntiAffinity, "podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -99,6 +78,26 @@ func (t *Tracker) Terms(pod *corev1.Pod) ([]Term, error) {
 		}
 		return a.Weight > b.Weight
 	})
+	return out, nil
+}
+
+// affinityTerms appends the terms of a pod's podAffinity or podAntiAffinity (field names the
+// block in errors).
+func (t *Tracker) affinityTerms(out []Term, pod *corev1.Pod, kind Kind, field string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) ([]Term, error) {
+	for i, term := range required {
+		g, err := t.affinityGroup(pod, kind, term)
+		if err != nil {
+			return nil, fmt.Errorf("%s required term %d: %w", field, i, err)
+		}
+		out = append(out, Term{Group: g, Required: true})
+	}
+	for i, wt := range preferred {
+		g, err := t.affinityGroup(pod, kind, wt.PodAffinityTerm)
+		if err != nil {
+			return nil, fmt.Errorf("%s preferred term %d: %w", field, i, err)
+		}
+		out = append(out, Term{Group: g, Weight: wt.Weight})
+	}
 	return out, nil
 }
 
@@ -193,8 +192,22 @@ func (t *Tracker) intern(g *Group) *Group {
 // owner of its required anti-affinity terms. domain returns the node's value for a key; a
 // key the node has no single value for is counted in none (callers narrow first).
 func (t *Tracker) Record(pod *corev1.Pod, terms []Term, domain func(key string) (string, bool)) {
+	t.record(pod, terms, domain, func(*Group) bool { return true })
+}
+
+// RecordOnNode is Record for a pod running on a node with these labels: groups whose node
+// filter the node does not match do not count it.
+func (t *Tracker) RecordOnNode(pod *corev1.Pod, terms []Term, nodeLabels map[string]string) {
+	domain := func(key string) (string, bool) {
+		v, ok := nodeLabels[key]
+		return v, ok
+	}
+	t.record(pod, terms, domain, func(g *Group) bool { return g.CountsOn(nodeLabels) })
+}
+
+func (t *Tracker) record(pod *corev1.Pod, terms []Term, domain func(key string) (string, bool), countsHere func(*Group) bool) {
 	for _, g := range t.ordered {
-		matched := g.Matches(pod)
+		matched := g.Matches(pod) && countsHere(g)
 		owner := false
 		if g.Kind == AntiAffinity {
 			for _, term := range terms {
@@ -207,28 +220,6 @@ func (t *Tracker) Record(pod *corev1.Pod, terms []Term, domain func(key string) 
 			continue
 		}
 		if d, ok := domain(g.Key); ok {
-			g.record(d, matched, owner)
-		}
-	}
-}
-
-// RecordOnNode is Record for a pod running on a node with these labels: groups whose node
-// filter the node does not match do not count it.
-func (t *Tracker) RecordOnNode(pod *corev1.Pod, terms []Term, nodeLabels map[string]string) {
-	for _, g := range t.ordered {
-		matched := g.Matches(pod) && g.CountsOn(nodeLabels)
-		owner := false
-		if g.Kind == AntiAffinity {
-			for _, term := range terms {
-				if term.Group == g && term.Required {
-					owner = true
-				}
-			}
-		}
-		if !matched && !owner {
-			continue
-		}
-		if d, ok := nodeLabels[g.Key]; ok {
 			g.record(d, matched, owner)
 		}
 	}
