@@ -60,13 +60,7 @@ func (s *solver) notePorts(p *podInfo, i int) {
 		if !wildcardIP(hp.ip) {
 			continue // a specific address leaves the port free on the others
 		}
-		k := hostPortKey{hp.port, hp.protocol}
-		set := s.portTaken[k]
-		if set == nil {
-			set = &skipSet{}
-			s.portTaken[k] = set
-		}
-		set.block(i)
+		skipSetFor(s.portTaken, hostPortKey{hp.port, hp.protocol}).block(i)
 	}
 }
 
@@ -77,10 +71,5 @@ func (s *solver) portSkip(p *podInfo) *skipSet {
 		return nil
 	}
 	hp := p.hostPorts[0]
-	set := s.portTaken[hostPortKey{hp.port, hp.protocol}]
-	if set == nil {
-		set = &skipSet{}
-		s.portTaken[hostPortKey{hp.port, hp.protocol}] = set
-	}
-	return set
+	return skipSetFor(s.portTaken, hostPortKey{hp.port, hp.protocol})
 }

@@ -28,3 +28,13 @@ func (s *skipSet) block(i int) {
 	}
 	s.next[i] = int32(i + 1)
 }
+
+// skipSetFor returns the set kept under k, creating it on first use.
+func skipSetFor[K comparable](sets map[K]*skipSet, k K) *skipSet {
+	set := sets[k]
+	if set == nil {
+		set = &skipSet{}
+		sets[k] = set
+	}
+	return set
+}

@@ -2,6 +2,8 @@ package scheduling
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -150,12 +152,7 @@ func poolDomainValues(pool *poolState, key string) []string {
 			seen[v] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // nodeView is what topology needs to know of a candidate node.
@@ -404,11 +401,7 @@ func (s *solver) eligibleDomains(p *podInfo, g *topology.Group) []string {
 			seen[v] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(seen))
 	if p.eligible == nil {
 		p.eligible = map[*topology.Group][]string{}
 	}
@@ -590,12 +583,7 @@ func (ts *topologyState) poolDomainsFor(reqs requirements.Requirements, key stri
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 func ownsRequired(active []topology.Term, g *topology.Group) bool {
@@ -616,8 +604,6 @@ func containsGroup(list []*topology.Group, g *topology.Group) bool {
 	return false
 }
 
-var _ = fmt.Sprintf
-
 // noteHostname marks new node i in the skip sets of a hostname group after a pod was counted
 // there.
 func (ts *topologyState) noteHostname(g *topology.Group, node string, i int) {
@@ -629,20 +615,10 @@ func (ts *topologyState) noteHostname(g *topology.Group, node string, i int) {
 		limit = -1
 	}
 	if limit > 0 && g.Count(node) >= limit {
-		set := ts.full[g]
-		if set == nil {
-			set = &skipSet{}
-			ts.full[g] = set
-		}
-		set.block(i)
+		skipSetFor(ts.full, g).block(i)
 	}
 	if g.Kind == topology.AntiAffinity && g.Owners(node) > 0 {
-		set := ts.owned[g]
-		if set == nil {
-			set = &skipSet{}
-			ts.owned[g] = set
-		}
-		set.block(i)
+		skipSetFor(ts.owned, g).block(i)
 	}
 }
 
