@@ -379,28 +379,14 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 		}
 		return reject(true, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
 	}
-	matched := false
-	for _, alt := range p.effective() {
-		if alt.Matches(n.labels) {
-			matched = true
-			break
-		}
-	}
-	if !matched {
+	if !matchesAny(p.effective(), n.labels) {
 		if !explain {
 			return rejection{constraint: ConstraintNodeAffinity, stage: stageNodeAffinity}
 		}
 		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "node %s does not match the pod's node selector or affinity", n.name)
 	}
 	if len(p.volumes.Alternatives) > 0 {
-		matched = false
-		for _, alt := range p.volumes.Alternatives {
-			if alt.Matches(n.labels) {
-				matched = true
-				break
-			}
-		}
-		if !matched {
+		if !matchesAny(p.volumes.Alternatives, n.labels) {
 			if !explain {
 				return rejection{constraint: ConstraintVolume, stage: stageVolume}
 			}
@@ -482,6 +468,16 @@ func hasSoftTaints(s *solver) bool {
 			if t.Effect == corev1.TaintEffectPreferNoSchedule {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// matchesAny reports whether labels satisfy at least one of the alternatives.
+func matchesAny(alts []requirements.Requirements, labels map[string]string) bool {
+	for _, alt := range alts {
+		if alt.Matches(labels) {
+			return true
 		}
 	}
 	return false
