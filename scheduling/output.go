@@ -2,8 +2,10 @@ package scheduling
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,7 +109,28 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out.Summary.NewNodes = len(out.NodeClaims)
 	out.Summary.HourlyCost = roundPrice(out.Summary.HourlyCost)
 	out.Summary.LowerBound = roundPrice(s.lowerBound())
+	out.TopologyDomains = s.launchableDomains()
 	return out
+}
+
+// launchableDomains lists the zones where some NodePool has an available offering its
+// requirements allow, or nil when no NodePool can launch anything.
+func (s *solver) launchableDomains() map[string][]string {
+	zones := map[string]bool{}
+	for _, pool := range s.pools {
+		zoneReq, constrained := pool.reqs[requirements.LabelTopologyZone]
+		for _, t := range pool.types {
+			for _, o := range t.offerings {
+				if !constrained || zoneReq.Has(o.Zone) {
+					zones[o.Zone] = true
+				}
+			}
+		}
+	}
+	if len(zones) == 0 {
+		return nil
+	}
+	return map[string][]string{requirements.LabelTopologyZone: slices.Sorted(maps.Keys(zones))}
 }
 
 func roundPrice(p float64) float64 {

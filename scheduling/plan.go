@@ -5,10 +5,15 @@ import corev1 "k8s.io/api/core/v1"
 // Plan is Solve's answer: new nodes to launch, pods placed on existing nodes, and pods that
 // cannot be scheduled with the reason. Every input pod appears exactly once.
 type Plan struct {
-	NodeClaims    []NodeClaim         `json:"nodeClaims"`
-	ExistingNodes []ExistingPlacement `json:"existingNodes"`
-	Unschedulable []Unschedulable     `json:"unschedulable"`
-	Summary       Summary             `json:"summary"`
+	// TopologyDomains lists, per topology key, the domains a NodePool can launch nodes in,
+	// whether or not the plan puts a node there. Zonal topology spread counts each of them as
+	// a domain (with 0 pods when empty), as Karpenter does, so a checker rebuilding the final
+	// state needs them.
+	TopologyDomains map[string][]string `json:"topologyDomains,omitempty"`
+	NodeClaims      []NodeClaim         `json:"nodeClaims"`
+	ExistingNodes   []ExistingPlacement `json:"existingNodes"`
+	Unschedulable   []Unschedulable     `json:"unschedulable"`
+	Summary         Summary             `json:"summary"`
 	// Traces hold the steps of the pods Options.Trace names.
 	Traces []PodTrace `json:"traces,omitempty"`
 }
