@@ -239,6 +239,10 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 		if len(next) == 0 {
 			return nil
 		}
+		if !progress && s.topology.loosen(next) {
+			queue = next
+			continue
+		}
 		if !progress {
 			relaxed := false
 			for _, p := range next {
