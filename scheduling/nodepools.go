@@ -472,28 +472,42 @@ func (p *poolState) reserve(reserved, capacity resources.Vector) {
 // exhaustedLimits names the limits nothing is left of, e.g. "cpu 12 of 8 taken", counting
 // existing nodes and the nodes planned so far.
 func (p *poolState) exhaustedLimits(dims *resources.Dims) string {
-	names := make([]string, 0, len(p.np.Limits))
-	for name := range p.np.Limits {
-		names = append(names, string(name))
-	}
-	sort.Strings(names)
+	return p.describeLimits(dims, true)
+}
+
+// takenLimits says how much of every limit existing and planned nodes hold, e.g.
+// "cpu 998 of 1000 taken".
+func (p *poolState) takenLimits(dims *resources.Dims) string {
+	return p.describeLimits(dims, false)
+}
+
+func (p *poolState) describeLimits(dims *resources.Dims, exhaustedOnly bool) string {
 	var parts []string
-	for _, name := range names {
+	for _, name := range sortedLimitNames(p.np.Limits) {
 		limit := p.np.Limits[corev1.ResourceName(name)]
 		if name == "nodes" {
-			if left := p.remaining[dims.Len()]; left < 1 {
-				parts = append(parts, fmt.Sprintf("nodes %d of %s taken", limit.Value()-left, limit.String()))
+			if left := p.remaining[dims.Len()]; left < 1 || !exhaustedOnly {
+				parts = append(parts, fmt.Sprintf("nodes %d of %s taken", limit.Value()-left, plainQuantity(limit)))
 			}
 			continue
 		}
 		i, ok := dims.Index(corev1.ResourceName(name))
-		if !ok || p.remaining[i] >= 0 {
+		if !ok || (exhaustedOnly && p.remaining[i] >= 0) {
 			continue
 		}
 		taken := resources.Quantity(corev1.ResourceName(name), limit.MilliValue()-p.remaining[i])
-		parts = append(parts, fmt.Sprintf("%s %s of %s taken", name, taken.String(), limit.String()))
+		parts = append(parts, fmt.Sprintf("%s %s of %s taken", name, plainQuantity(taken), plainQuantity(limit)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+func sortedLimitNames(l corev1.ResourceList) []string {
+	names := make([]string, 0, len(l))
+	for name := range l {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	return names
 }
 
 // reserveNode counts one more node against the nodes limit.

@@ -50,6 +50,10 @@ func Solve(in Input) (Plan, error) {
 		return Plan{}, err
 	}
 	failed := s.schedule(pods)
+	for len(failed) > 0 && s.settleLimits() {
+		// Pods refused for limits may fit now that planned nodes hold only their chosen type.
+		failed = s.schedule(failed)
+	}
 	for _, p := range failed {
 		unschedulable = append(unschedulable, s.explainFailure(p))
 	}
