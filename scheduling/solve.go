@@ -43,9 +43,18 @@ type solver struct {
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
 // node, or in Plan.Unschedulable with a reason. The error is only for unusable input (for
 // example a NodePool with an invalid requirement); a pod's own problems make it
-// unschedulable instead.
+// unschedulable instead. Solve is Prepare followed by one Simulate without a change.
 func Solve(in Input) (Plan, error) {
-	s, pods, unschedulable, err := newSolver(in)
+	c, err := Prepare(in)
+	if err != nil {
+		return Plan{}, err
+	}
+	return c.Simulate(Change{}, in.Options)
+}
+
+// solve runs one placement over the prepared parts.
+func solve(in Input, prep *prepared) (Plan, error) {
+	s, pods, unschedulable, err := newSolver(in, prep)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -94,7 +103,7 @@ func (s *solver) traces(pods []*podInfo) []PodTrace {
 	return out
 }
 
-func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
+func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, error) {
 	opts := in.Options
 	if opts.PreferencePolicy == "" {
 		opts.PreferencePolicy = PreferencesRespect
@@ -115,7 +124,7 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	default:
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
-	s := &solver{opts: opts, dims: collectDims(in), claimNode: map[string]string{}, usedNames: map[string]bool{},
+	s := &solver{opts: opts, dims: prep.dims, claimNode: map[string]string{}, usedNames: map[string]bool{},
 		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{}}
 	var err error
 	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims); err != nil {
@@ -128,10 +137,7 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	for _, n := range s.existing {
 		s.usedNames[n.name] = true
 	}
-	daemons := newDaemons(in.DaemonSets, s.dims)
-	if s.pools, err = newPools(in.NodePools, s.dims, daemons, s.existing); err != nil {
-		return nil, nil, nil, err
-	}
+	s.pools = bindPools(prep.pools, s.existing, prep.daemons, s.dims)
 	var bound []*corev1.Pod
 	for _, en := range in.ExistingNodes {
 		bound = append(bound, en.Pods...)
