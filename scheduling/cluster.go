@@ -22,6 +22,8 @@ type prepared struct {
 	dims    *resources.Dims
 	daemons []*daemon
 	pools   []*poolState
+	// runningRequests memoises what each running pod uses, filled as solves meet them.
+	runningRequests map[*corev1.Pod]resources.Vector
 }
 
 // Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
@@ -55,7 +57,7 @@ func prepare(in Input) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{dims: dims, daemons: daemons, pools: pools}, nil
+	return &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}}, nil
 }
 
 // Simulate plans the cluster's pending pods, those the change displaces and those it adds,
