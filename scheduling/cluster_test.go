@@ -54,6 +54,12 @@ func TestSimulate(t *testing.T) {
 			plan, err := c.Simulate(tc.change, scheduling.Options{})
 			require.NoError(t, err)
 			require.Equal(t, tc.want, render(plan))
+			for _, pl := range plan.Placements {
+				require.NotEmpty(t, pl.Node, "every pod of these changes is placed")
+				if pl.NodeClaim >= 0 {
+					require.Contains(t, plan.NodeClaims[pl.NodeClaim].Pods, "default/"+pl.Pod.Name)
+				}
+			}
 			again, err := c.Simulate(tc.change, scheduling.Options{})
 			require.NoError(t, err)
 			require.Equal(t, plan, again, "the same change gives the same plan")

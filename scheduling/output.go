@@ -113,6 +113,33 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	return out
 }
 
+// placements says where each input pod went: plan must be s.plan's result.
+func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
+	out := make([]Placement, len(pods))
+	for i, pod := range pods {
+		out[i] = Placement{Pod: pod, NodeClaim: -1}
+	}
+	claim := map[string]int{}
+	for i, nc := range plan.NodeClaims {
+		claim[nc.Name] = i
+	}
+	for _, n := range s.nodes {
+		i, ok := claim[n.name]
+		if !ok {
+			continue
+		}
+		for _, p := range n.pods {
+			out[p.index] = Placement{Pod: p.pod, Node: n.name, NodeClaim: i}
+		}
+	}
+	for _, n := range s.existing {
+		for _, p := range n.placed {
+			out[p.index] = Placement{Pod: p.pod, Node: n.name, NodeClaim: -1}
+		}
+	}
+	return out
+}
+
 // launchableDomains lists the zones where some NodePool has an available offering its
 // requirements allow, or nil when no NodePool can launch anything.
 func (s *solver) launchableDomains() map[string][]string {

@@ -72,6 +72,7 @@ func solve(in Input, prep *prepared) (Plan, error) {
 	s.assignNames()
 	plan := s.plan(len(in.Pods), unschedulable)
 	plan.Traces = s.traces(pods)
+	plan.Placements = s.placements(in.Pods, plan)
 	return plan, nil
 }
 
