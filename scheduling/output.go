@@ -109,6 +109,7 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out.Summary.NewNodes = len(out.NodeClaims)
 	out.Summary.HourlyCost = roundPrice(out.Summary.HourlyCost)
 	out.Summary.LowerBound = roundPrice(s.lowerBound())
+	out.Summary.NodeFixedCost = roundPrice(s.nodeCost * float64(out.Summary.NewNodes))
 	out.TopologyDomains = s.launchableDomains()
 	return out
 }

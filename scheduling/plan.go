@@ -99,4 +99,7 @@ type Summary struct {
 	NewNodes   int     `json:"newNodes"`
 	HourlyCost float64 `json:"hourlyCost"`
 	LowerBound float64 `json:"lowerBound"`
+	// NodeFixedCost is what the new nodes cost per hour beyond their instance prices
+	// (Options.NodeCost each), apart from HourlyCost and LowerBound.
+	NodeFixedCost float64 `json:"nodeFixedCost"`
 }

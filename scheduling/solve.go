@@ -38,6 +38,8 @@ type solver struct {
 	existingFree, newFree *freeIndex
 	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
 	softTaints bool
+	// nodeCost is each new node's cost beyond its instance price.
+	nodeCost float64
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -125,7 +127,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	default:
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
-	s := &solver{opts: opts, dims: prep.dims, claimNode: map[string]string{}, usedNames: map[string]bool{},
+	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, claimNode: map[string]string{}, usedNames: map[string]bool{},
 		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{}}
 	var err error
 	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims, prep.runningRequests); err != nil {
@@ -336,7 +338,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	for _, pool := range s.pools {
 		n, r := s.openNewNode(pool, p, explain || traced)
 		if !r.failed() {
-			s.newFree.add(n.free())
+			s.newFree.add(n.free(s.nodeCost))
 			s.nodes = append(s.nodes, n)
 			if traced {
 				p.note("opened a new node of nodepool %s: %d instance-type option(s), from $%.4f/h", pool.np.Name, len(n.options), n.price)
