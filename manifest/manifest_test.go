@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodeplan/nodeplan/instancetype/aws"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -84,8 +85,9 @@ func TestMultiDocumentYAML(t *testing.T) {
 	assert.Equal(t, []string{"default/first", "team-a/second"}, names(b.Pods))
 	assert.Equal(t, []string{
 		"testdata/multidoc.yaml: document 2 (Service web): kind Service (v1) is not used by nodeplan, skipped",
-		"testdata/multidoc.yaml: document 4 (EC2NodeClass default): kind EC2NodeClass (karpenter.k8s.aws/v1) is not used by nodeplan, skipped",
 	}, b.Warnings)
+	require.Len(t, b.NodeClasses, 1)
+	assert.Equal(t, aws.AMIFamilyAL2023, b.NodeClasses[0].AMIFamily, "the family of the alias al2023@latest")
 }
 
 func TestSeparatorsInsideDocuments(t *testing.T) {
