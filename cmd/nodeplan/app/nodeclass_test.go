@@ -167,3 +167,22 @@ spec:
 	require.Len(t, alpha.Plan.NodeClaims, 1)
 	require.Equal(t, "110", quantity(t, alpha.Plan.NodeClaims[0].Allocatable, corev1.ResourcePods))
 }
+
+// A bare v1alpha5 Provisioner launches what its era's webhook allowed: on-demand amd64 Linux
+// nodes of categories c, m and r, generation 3 or later — not the cheaper t4g spot nodes an
+// unconstrained v1 NodePool would get.
+func TestProvisionerDefaultsInPlan(t *testing.T) {
+	res := planYAML(t, `apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: default}
+spec:
+  providerRef: {name: default}`, tinyPods(20), spreadWeb)
+	require.NotEmpty(t, res.Plan.NodeClaims)
+	for _, nc := range res.Plan.NodeClaims {
+		require.Equal(t, "on-demand", nc.CapacityType, nc.Name)
+		require.Equal(t, "amd64", nc.Labels["kubernetes.io/arch"], nc.Name)
+		require.Equal(t, "linux", nc.Labels["kubernetes.io/os"], nc.Name)
+		require.Contains(t, []string{"c", "m", "r"}, nc.Labels["karpenter.k8s.aws/instance-category"], nc.Name)
+		require.Greater(t, nc.Labels["karpenter.k8s.aws/instance-generation"], "2", nc.Name)
+	}
+}
