@@ -50,6 +50,7 @@ func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) 
 		return nil, errors.Join(errs...)
 	}
 	s.pods(entries)
+	s.daemonSetsFromPods(entries)
 	s.ephemeralClaims()
 	s.defaultStorageClass()
 	s.namespaces()

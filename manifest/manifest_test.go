@@ -213,6 +213,7 @@ func TestSnapshotCountsExistingPods(t *testing.T) {
 	assert.Equal(t, []string{
 		"ignored 1 finished pod(s) (phase Succeeded or Failed): default/inflate-6b9f-ccccc",
 		"ignored 1 pending DaemonSet pod(s): a DaemonSet's pods are per-node overhead, not pods to provision for: kube-system/fluent-bit-x",
+		"1 DaemonSet(s) not in the input, each taken from one of its pods for the overhead on new nodes: kube-system/fluent-bit (from pod fluent-bit-x)",
 		"node ip-10-0-1-7 is not in the input: its 4 bound pod(s) are not on any existing node",
 	}, b.Warnings)
 }

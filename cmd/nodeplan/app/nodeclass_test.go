@@ -186,3 +186,36 @@ spec:
 		require.Greater(t, nc.Labels["karpenter.k8s.aws/instance-generation"], "2", nc.Name)
 	}
 }
+
+// DaemonSet pods standing in for their absent DaemonSets take room on new nodes: an m5.large
+// holds 29 pods, so with aws-node and kube-proxy beside them 27 workload pods per node.
+func TestDaemonSetPodsTakeRoom(t *testing.T) {
+	daemonPod := func(ds, pod string) string {
+		return fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: %s
+  namespace: kube-system
+  labels: {k8s-app: %s, controller-revision-hash: 6b7c}
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: %s, uid: u-%s, controller: true}]
+spec:
+  nodeName: ip-10-0-1-7.us-west-2.compute.internal
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [ip-10-0-1-7.us-west-2.compute.internal]}]}]
+  tolerations: [{operator: Exists}]
+  containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 128Mi}}}]
+status: {phase: Running}`, pod, ds, ds, ds)
+	}
+	without := planYAML(t, m5NodePool, tinyPods(58))
+	require.Len(t, without.Plan.NodeClaims, 2)
+
+	with := planYAML(t, m5NodePool, tinyPods(58), daemonPod("aws-node", "aws-node-x1"), daemonPod("kube-proxy", "kube-proxy-y2"))
+	require.Len(t, with.Bundle.DaemonSets, 2)
+	require.Contains(t, with.Bundle.Warnings, "2 DaemonSet(s) not in the input, each taken from one of its pods for the overhead on new nodes: kube-system/aws-node (from pod aws-node-x1), kube-system/kube-proxy (from pod kube-proxy-y2)")
+	require.Len(t, with.Plan.NodeClaims, 3)
+	for _, nc := range with.Plan.NodeClaims {
+		require.LessOrEqual(t, len(nc.Pods), 27, nc.Name)
+	}
+}
