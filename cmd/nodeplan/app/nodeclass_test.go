@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -218,4 +219,52 @@ status: {phase: Running}`, pod, ds, ds, ds)
 	for _, nc := range with.Plan.NodeClaims {
 		require.LessOrEqual(t, len(nc.Pods), 27, nc.Name)
 	}
+}
+
+const m7iOverlay = `apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: m7i-savings-plan}
+spec:
+  weight: 10
+  requirements:
+  - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m7i]}
+  priceAdjustment: "-30%"`
+
+// A NodeOverlay's price is the one planning and consolidation see: m7i.large at $0.1008 − 30%
+// beats m6i.large at $0.096, and a running m7i node is priced the same way.
+func TestNodeOverlayPrices(t *testing.T) {
+	pool := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m6i, m7i]}
+      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [large]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}`
+	before := planYAML(t, pool, tinyPods(5))
+	require.Equal(t, "m6i.large", before.Plan.NodeClaims[0].InstanceType)
+
+	res := planYAML(t, pool, m7iOverlay, tinyPods(5))
+	require.Empty(t, res.Bundle.Warnings)
+	require.Len(t, res.Plan.NodeClaims, 1)
+	require.Equal(t, "m7i.large", res.Plan.NodeClaims[0].InstanceType)
+	require.InDelta(t, 0.07056, res.Plan.NodeClaims[0].Price, 1e-6)
+
+	b := parse(t, pool+"\n---\n"+m7iOverlay+`
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-1-7.us-west-2.compute.internal
+  labels: {karpenter.sh/nodepool: default, node.kubernetes.io/instance-type: m7i.large, topology.kubernetes.io/zone: us-west-2a, karpenter.sh/capacity-type: on-demand}
+status:
+  allocatable: {cpu: 1930m, memory: 6.7Gi, pods: "29"}`)
+	cat, err := LoadCatalog("aws", "us-west-2")
+	require.NoError(t, err)
+	in := ClusterInput(b, cat, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	require.Len(t, in.Nodes, 1)
+	require.InDelta(t, 0.07056, in.Nodes[0].Price, 1e-6)
 }
