@@ -16,6 +16,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/instancetype/aws"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -48,10 +50,12 @@ func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) 
 		return nil, errors.Join(errs...)
 	}
 	s.pods(entries)
+	s.daemonSetsFromPods(entries)
 	s.ephemeralClaims()
 	s.defaultStorageClass()
 	s.namespaces()
 	s.checkReferences()
+	s.nodeClasses()
 	s.sort()
 	b.Warnings = d.warnings
 	return b, nil
@@ -62,6 +66,8 @@ type builder struct {
 	d *decoder
 	// defined maps "Kind namespace/name" to where it was defined, to report duplicates.
 	defined map[string]*document
+	// pools are the NodePools with their node class references, in input order.
+	pools []*nodePoolObject
 }
 
 // define records an object and reports a second definition of the same one.
@@ -157,9 +163,16 @@ func (s *builder) add(e entry) error {
 		namespaced(doc, &o.ObjectMeta)
 		b.PodDisruptionBudgets = append(b.PodDisruptionBudgets, o)
 		return s.define(doc, "PodDisruptionBudget", &o.ObjectMeta)
-	case *scheduling.NodePool:
-		b.NodePools = append(b.NodePools, o)
-		return s.define(doc, "NodePool", &metav1.ObjectMeta{Name: o.Name})
+	case *nodePoolObject:
+		b.NodePools = append(b.NodePools, o.np)
+		s.pools = append(s.pools, o)
+		return s.define(doc, "NodePool", &metav1.ObjectMeta{Name: o.np.Name})
+	case *aws.NodeClass:
+		b.NodeClasses = append(b.NodeClasses, o)
+		return s.define(doc, o.Kind, &metav1.ObjectMeta{Name: o.Name})
+	case *instancetype.Overlay:
+		b.NodeOverlays = append(b.NodeOverlays, o)
+		return s.define(doc, "NodeOverlay", &metav1.ObjectMeta{Name: o.Name})
 	case *NodeClaim:
 		b.NodeClaims = append(b.NodeClaims, o)
 		return s.define(doc, "NodeClaim", &metav1.ObjectMeta{Name: o.Name})
@@ -231,6 +244,10 @@ func (s *builder) sort() {
 	}
 	slices.SortStableFunc(b.Nodes, func(x, y *corev1.Node) int { return byName(x, y) })
 	slices.SortStableFunc(b.NodePools, func(x, y *scheduling.NodePool) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortStableFunc(b.NodeClasses, func(x, y *aws.NodeClass) int {
+		return cmp.Or(strings.Compare(x.Kind, y.Kind), strings.Compare(x.Name, y.Name))
+	})
+	slices.SortStableFunc(b.NodeOverlays, func(x, y *instancetype.Overlay) int { return strings.Compare(x.Name, y.Name) })
 	slices.SortStableFunc(b.NodeClaims, func(x, y *NodeClaim) int { return strings.Compare(x.Name, y.Name) })
 	slices.SortStableFunc(b.DaemonSets, func(x, y *appsv1.DaemonSet) int { return byName(x, y) })
 	slices.SortStableFunc(b.Namespaces, func(x, y *corev1.Namespace) int { return byName(x, y) })

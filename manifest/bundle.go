@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,9 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/instancetype/aws"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -32,6 +36,17 @@ type Bundle struct {
 	// NodePools sorted by name, from karpenter.sh/v1 and v1beta1 NodePools and v1alpha5
 	// Provisioners. InstanceTypes is nil: the caller assigns the catalog.
 	NodePools []*scheduling.NodePool
+	// NodeClasses are the EC2NodeClasses and AWSNodeTemplates, sorted by kind and name.
+	NodeClasses []*aws.NodeClass
+	// NodeClassOf gives, by NodePool name, the node class the NodePool's nodes launch with:
+	// the class its nodeClassRef (a Provisioner's providerRef or inline provider) names, with
+	// the NodePool's own kubelet settings (v1beta1 spec.template.spec.kubelet, v1alpha5
+	// spec.kubeletConfiguration) in place of the class's. A NodePool whose class is not in the
+	// input and that has no kubelet settings of its own is absent: the catalog's defaults
+	// apply. A NodePool whose class knows its subnets' zones also requires those zones.
+	NodeClassOf map[string]*aws.NodeClass
+	// NodeOverlays (karpenter.sh/v1alpha1), sorted by name.
+	NodeOverlays []*instancetype.Overlay
 	// DaemonSets are kept as objects: their pod template is per-node overhead.
 	DaemonSets []*appsv1.DaemonSet
 	// Namespaces sorted by name: those given and those the objects use, each labelled
@@ -177,4 +192,39 @@ func (b *Bundle) SchedulingInput() scheduling.Input {
 		PersistentVolumes:      b.PersistentVolumes,
 		StorageClasses:         b.StorageClasses,
 	}
+}
+
+// AssignInstanceTypes gives each NodePool the catalog's types as its nodes would see them:
+// through its node class (NodeClassOf: zones, kubelet, volumes), then through the
+// NodeOverlays. It returns a warning per overlay left out because it conflicts with another
+// of the same weight (Karpenter marks those ValidationSucceeded=False and ignores them).
+func (b *Bundle) AssignInstanceTypes(pools []*scheduling.NodePool, catalog []*instancetype.InstanceType) []string {
+	targets := make([]instancetype.OverlayTarget, len(pools))
+	for i, np := range pools {
+		types := catalog
+		if nc := b.NodeClassOf[np.Name]; nc != nil {
+			types = nc.InstanceTypes(catalog)
+		}
+		labels := maps.Clone(np.Labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[requirements.LabelNodePool] = np.Name
+		targets[i] = instancetype.OverlayTarget{Labels: labels, InstanceTypes: types}
+	}
+	if len(b.NodeOverlays) == 0 {
+		for i, np := range pools {
+			np.InstanceTypes = targets[i].InstanceTypes
+		}
+		return nil
+	}
+	applied, conflicts := instancetype.ApplyOverlays(b.NodeOverlays, targets)
+	for i, np := range pools {
+		np.InstanceTypes = applied[i]
+	}
+	warnings := make([]string, len(conflicts))
+	for i, name := range conflicts {
+		warnings[i] = fmt.Sprintf("NodeOverlay %s conflicts with another overlay of the same weight (both set a price or the same resource of one instance type): not applied", name)
+	}
+	return warnings
 }

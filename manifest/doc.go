@@ -20,8 +20,16 @@
 //   - DaemonSets (per-node overhead), Nodes, Namespaces, PersistentVolumeClaims,
 //     PersistentVolumes, StorageClasses, CSINodes, PodDisruptionBudgets.
 //   - karpenter.sh/v1 and v1beta1 NodePools and legacy v1alpha5 Provisioners, converted to
-//     scheduling.NodePool with Karpenter's defaults; karpenter.sh NodeClaims.
+//     scheduling.NodePool with Karpenter's defaults (a Provisioner's are those of the AWS
+//     provider's webhook of its era); karpenter.sh NodeClaims.
+//   - EC2NodeClasses (karpenter.k8s.aws/v1, v1beta1) and AWSNodeTemplates (v1alpha1):
+//     Bundle.NodeClassOf gives each NodePool its class, with the NodePool's own kubelet
+//     settings (v1beta1, v1alpha5) in place of the class's; a class's subnet zones narrow its
+//     NodePools' zone requirement. Bundle.AssignInstanceTypes turns a catalog into each
+//     NodePool's instance types through its class and the NodeOverlays.
+//   - NodeOverlays (karpenter.sh/v1alpha1), as instancetype.Overlay.
+//   - DaemonSet pods whose DaemonSet is not in the input stand in for it, with a warning.
 //
-// Anything else (Services, EC2NodeClasses…) is skipped with a warning, as are fields the
-// kinds do not have.
+// Anything else (Services, ConfigMaps…) is skipped with a warning, as are fields the kinds do
+// not have.
 package manifest

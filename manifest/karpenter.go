@@ -455,6 +455,7 @@ func convertProvisioner(doc *document, o *provisionerV1alpha5) (*scheduling.Node
 	for i, r := range s.Requirements {
 		reqs[i] = requirementWithMinValues{Key: r.Key, Operator: r.Operator, Values: r.Values}
 	}
+	reqs = append(reqs, provisionerDefaults(s.Requirements)...)
 	return np, finishNodePool(doc, np, fieldsV1alpha5, reqs, nil, s.Weight)
 }
 
@@ -568,4 +569,40 @@ func validateTaints(doc *document, field string, taints []corev1.Taint) error {
 		}
 	}
 	return nil
+}
+
+// Labels of Karpenter's AWS provider that v1alpha5 Provisioner defaults name.
+const (
+	labelInstanceFamily     = "karpenter.k8s.aws/instance-family"
+	labelInstanceCategory   = "karpenter.k8s.aws/instance-category"
+	labelInstanceGeneration = "karpenter.k8s.aws/instance-generation"
+)
+
+// provisionerDefaults are the requirements the AWS provider's v1alpha5 defaulting webhook
+// added to a Provisioner that does not say: os linux, arch amd64, capacity type on-demand,
+// and — without an instance-type, family, category or generation requirement — categories
+// c, m and r of generation 3 or later.
+func provisionerDefaults(given []corev1.NodeSelectorRequirement) []requirementWithMinValues {
+	has := map[string]bool{}
+	for _, r := range given {
+		has[requirements.NormalizeKey(r.Key)] = true
+	}
+	var out []requirementWithMinValues
+	add := func(key string, op corev1.NodeSelectorOperator, values ...string) {
+		out = append(out, requirementWithMinValues{Key: key, Operator: op, Values: values})
+	}
+	if !has[requirements.LabelOS] {
+		add(requirements.LabelOS, corev1.NodeSelectorOpIn, "linux")
+	}
+	if !has[requirements.LabelArch] {
+		add(requirements.LabelArch, corev1.NodeSelectorOpIn, "amd64")
+	}
+	if !has[requirements.LabelCapacityType] {
+		add(requirements.LabelCapacityType, corev1.NodeSelectorOpIn, requirements.CapacityTypeOnDemand)
+	}
+	if !has[requirements.LabelInstanceType] && !has[labelInstanceFamily] && !has[labelInstanceCategory] && !has[labelInstanceGeneration] {
+		add(labelInstanceCategory, corev1.NodeSelectorOpIn, "c", "m", "r")
+		add(labelInstanceGeneration, corev1.NodeSelectorOpGt, "2")
+	}
+	return out
 }

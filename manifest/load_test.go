@@ -42,6 +42,11 @@ func TestProvisionerV1alpha5(t *testing.T) {
 		Taints: []corev1.Taint{{Key: "data", Effect: corev1.TaintEffectNoSchedule}},
 		Requirements: []scheduling.NodeSelectorRequirementWithMinValues{
 			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.sh/capacity-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}}},
+			// The v1alpha5 defaulting webhook's additions.
+			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "kubernetes.io/os", Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}}},
+			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
+			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.k8s.aws/instance-category", Operator: corev1.NodeSelectorOpIn, Values: []string{"c", "m", "r"}}},
+			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.k8s.aws/instance-generation", Operator: corev1.NodeSelectorOpGt, Values: []string{"2"}}},
 		},
 		Limits:      corev1.ResourceList{"cpu": qty("64"), "memory": qty("256Gi")},
 		ExpireAfter: dur(720 * time.Hour), // ttlSecondsUntilExpired: 2592000
@@ -61,6 +66,25 @@ func TestProvisionerV1alpha5(t *testing.T) {
 	assert.Equal(t, scheduling.ConsolidationWhenEmpty, plain.Disruption.ConsolidationPolicy)
 	assert.Nil(t, plain.Disruption.ConsolidateAfter, "neither ttlSecondsAfterEmpty nor consolidation: never consolidated")
 	assert.Empty(t, b.Warnings)
+}
+
+// A Provisioner gets the defaults of its era's webhook only for what it does not say; a
+// family (or type, category, generation) requirement keeps the category default away.
+func TestProvisionerDefaults(t *testing.T) {
+	b := parse(t, "p.yaml", `apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: graviton}
+spec:
+  requirements:
+  - {key: beta.kubernetes.io/arch, operator: In, values: [arm64]}
+  - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
+  - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m7g, c7g]}
+`)
+	var keys []string
+	for _, r := range b.NodePools[0].Requirements {
+		keys = append(keys, r.Key)
+	}
+	assert.Equal(t, []string{"beta.kubernetes.io/arch", "karpenter.sh/capacity-type", "karpenter.k8s.aws/instance-family", "kubernetes.io/os"}, keys)
 }
 
 func TestDurationNever(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodeplan/nodeplan/instancetype/aws"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -84,8 +85,9 @@ func TestMultiDocumentYAML(t *testing.T) {
 	assert.Equal(t, []string{"default/first", "team-a/second"}, names(b.Pods))
 	assert.Equal(t, []string{
 		"testdata/multidoc.yaml: document 2 (Service web): kind Service (v1) is not used by nodeplan, skipped",
-		"testdata/multidoc.yaml: document 4 (EC2NodeClass default): kind EC2NodeClass (karpenter.k8s.aws/v1) is not used by nodeplan, skipped",
 	}, b.Warnings)
+	require.Len(t, b.NodeClasses, 1)
+	assert.Equal(t, aws.AMIFamilyAL2023, b.NodeClasses[0].AMIFamily, "the family of the alias al2023@latest")
 }
 
 func TestSeparatorsInsideDocuments(t *testing.T) {
@@ -211,6 +213,7 @@ func TestSnapshotCountsExistingPods(t *testing.T) {
 	assert.Equal(t, []string{
 		"ignored 1 finished pod(s) (phase Succeeded or Failed): default/inflate-6b9f-ccccc",
 		"ignored 1 pending DaemonSet pod(s): a DaemonSet's pods are per-node overhead, not pods to provision for: kube-system/fluent-bit-x",
+		"1 DaemonSet(s) not in the input, each taken from one of its pods for the overhead on new nodes: kube-system/fluent-bit (from pod fluent-bit-x)",
 		"node ip-10-0-1-7 is not in the input: its 4 bound pod(s) are not on any existing node",
 	}, b.Warnings)
 }

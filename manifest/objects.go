@@ -45,18 +45,25 @@ var kinds = map[groupKind]kindDecoder{
 	{"karpenter.sh", "NodePool"}:    decodeNodePool,
 	{"karpenter.sh", "NodeClaim"}:   decodeNodeClaim,
 	{"karpenter.sh", "Provisioner"}: decodeProvisioner,
+	{"karpenter.sh", "NodeOverlay"}: decodeNodeOverlay,
+
+	{groupKarpenterAWS, kindEC2NodeClass}:    decodeEC2NodeClass,
+	{groupKarpenterAWS, kindAWSNodeTemplate}: decodeAWSNodeTemplate,
 }
 
 // clusterScoped are the kinds without a namespace.
 var clusterScoped = map[groupKind]bool{
-	{"", "Node"}:                       true,
-	{"", "Namespace"}:                  true,
-	{"", "PersistentVolume"}:           true,
-	{"storage.k8s.io", "StorageClass"}: true,
-	{"storage.k8s.io", "CSINode"}:      true,
-	{"karpenter.sh", "NodePool"}:       true,
-	{"karpenter.sh", "NodeClaim"}:      true,
-	{"karpenter.sh", "Provisioner"}:    true,
+	{"", "Node"}:                             true,
+	{"", "Namespace"}:                        true,
+	{"", "PersistentVolume"}:                 true,
+	{"storage.k8s.io", "StorageClass"}:       true,
+	{"storage.k8s.io", "CSINode"}:            true,
+	{"karpenter.sh", "NodePool"}:             true,
+	{"karpenter.sh", "NodeClaim"}:            true,
+	{"karpenter.sh", "Provisioner"}:          true,
+	{"karpenter.sh", "NodeOverlay"}:          true,
+	{groupKarpenterAWS, kindEC2NodeClass}:    true,
+	{groupKarpenterAWS, kindAWSNodeTemplate}: true,
 }
 
 // splitAPIVersion returns group and version: "apps/v1" → ("apps", "v1"), "v1" → ("", "v1").
@@ -147,13 +154,43 @@ func decodeNodePool(d *decoder, doc *document, version string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return convertNodePoolV1(doc, o)
+		np, err := convertNodePoolV1(doc, o)
+		if err != nil {
+			return nil, err
+		}
+		obj := &nodePoolObject{np: np}
+		if obj.ref.Kind, obj.ref.Name, err = nodeClassRef(doc, "spec.template.spec.nodeClassRef", o.Spec.Template.Spec.NodeClassRef, kindEC2NodeClass); err != nil {
+			return nil, err
+		}
+		if raw, ok := o.Annotations[annotationKubeletCompatibility]; ok {
+			k, err := parseKubelet(d, doc, joinKey("metadata.annotations", annotationKubeletCompatibility), json.RawMessage(raw))
+			if err != nil {
+				return nil, err
+			}
+			obj.kubelet = &k
+		}
+		return obj, nil
 	case "v1beta1":
 		o, err := decodeTyped[nodePoolV1beta1](d, doc)
 		if err != nil {
 			return nil, err
 		}
-		return convertNodePoolV1beta1(doc, o)
+		np, err := convertNodePoolV1beta1(doc, o)
+		if err != nil {
+			return nil, err
+		}
+		obj := &nodePoolObject{np: np}
+		if obj.ref.Kind, obj.ref.Name, err = nodeClassRef(doc, "spec.template.spec.nodeClassRef", o.Spec.Template.Spec.NodeClassRef, kindEC2NodeClass); err != nil {
+			return nil, err
+		}
+		if raw := o.Spec.Template.Spec.Kubelet; len(raw) > 0 && string(raw) != "null" {
+			k, err := parseKubelet(d, doc, "spec.template.spec.kubelet", raw)
+			if err != nil {
+				return nil, err
+			}
+			obj.kubelet = &k
+		}
+		return obj, nil
 	}
 	d.warnf("%s: %s NodePool is not supported (use karpenter.sh/v1 or v1beta1), skipped", doc.where(), doc.apiVersion)
 	return nil, nil
@@ -168,7 +205,41 @@ func decodeProvisioner(d *decoder, doc *document, version string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return convertProvisioner(doc, o)
+	np, err := convertProvisioner(doc, o)
+	if err != nil {
+		return nil, err
+	}
+	obj := &nodePoolObject{np: np}
+	if obj.ref.Kind, obj.ref.Name, err = nodeClassRef(doc, "spec.providerRef", o.Spec.ProviderRef, kindAWSNodeTemplate); err != nil {
+		return nil, err
+	}
+	if raw := o.Spec.Provider; len(raw) > 0 && string(raw) != "null" {
+		p, err := decodeProvider(doc, raw)
+		if err != nil {
+			return nil, err
+		}
+		if obj.provider, err = providerNodeClass(doc, "spec.provider", p); err != nil {
+			return nil, err
+		}
+	}
+	if raw := o.Spec.KubeletConfiguration; len(raw) > 0 && string(raw) != "null" {
+		k, err := parseKubelet(d, doc, "spec.kubeletConfiguration", raw)
+		if err != nil {
+			return nil, err
+		}
+		obj.kubelet = &k
+	}
+	return obj, nil
+}
+
+// decodeProvider reads a Provisioner's inline spec.provider.
+func decodeProvider(doc *document, raw json.RawMessage) (*awsProvider, error) {
+	var p awsProvider
+	if err := json.Unmarshal(raw, &p); err != nil {
+		f, msg := locateError(raw, &p)
+		return nil, doc.errorf(joinField("spec.provider", f), "%s", msg)
+	}
+	return &p, nil
 }
 
 func decodeNodeClaim(d *decoder, doc *document, version string) (any, error) {

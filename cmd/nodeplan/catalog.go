@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -21,11 +22,18 @@ cheapest on-demand and spot price (USD per hour, over all zones), cheapest on-de
 karpenter.k8s.aws/instance-family, …) and node.kubernetes.io/instance-type, e.g.
   nodeplan catalog -l 'kubernetes.io/arch=arm64,karpenter.k8s.aws/instance-cpu in (4,8)'
 -o json and -o yaml print the selected types as a nodeplan/v1 InstanceTypeCatalog, the
-format --catalog reads.`
+format --catalog reads.
 
-func runCatalog(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("catalog", "nodeplan catalog [--catalog aws|synthetic|FILE] [--region R] [-l selector] [-o table|json|yaml]", catalogDescription, stderr)
+-f reads manifests (as plan does) for their NodeOverlays (karpenter.sh/v1alpha1) and shows
+the prices and extended resources those give every NodePool; the region follows the
+manifests' zones unless --region says otherwise.`
+
+func runCatalog(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("catalog", "nodeplan catalog [--catalog aws|synthetic|FILE] [--region R] [-f PATH...] [-l selector] [-o table|json|yaml]", catalogDescription, stderr)
 	catalogFlags := addCatalogFlags(fs, false)
+	var paths pathsFlag
+	fs.Var(&paths, "f", "manifest `PATH` whose NodeOverlays adjust the catalog: a file, a directory or - for stdin (repeatable)")
+	fs.Var(&paths, "filename", "manifest `PATH` (same as -f)")
 	var selector, output string
 	fs.StringVar(&selector, "l", "", "label `selector` to filter instance types (as kubectl -l)")
 	fs.StringVar(&selector, "selector", "", "label `selector` (same as -l)")
@@ -42,7 +50,14 @@ func runCatalog(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return badFlag(stderr, fs, "invalid -o %q: use table, json or yaml", output)
 	}
 
-	c, err := catalogFlags.load()
+	var c *instancetype.Catalog
+	if len(paths) > 0 {
+		var warnings []string
+		c, warnings, err = app.OverlaidCatalog(app.Config{Paths: paths, Stdin: stdin, Catalog: catalogFlags.catalog, Region: catalogFlags.region})
+		warn(stderr, warnings)
+	} else {
+		c, err = catalogFlags.load()
+	}
 	if err != nil {
 		return inputError(stderr, fs, err)
 	}

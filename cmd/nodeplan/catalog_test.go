@@ -259,3 +259,25 @@ type closedPipe struct{}
 func (closedPipe) Write([]byte) (int, error) {
 	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
 }
+
+// -f applies the manifests' NodeOverlays to the prices shown (m7i.large on-demand $0.1008 −
+// 30%), and the region follows the manifests' zones.
+func TestCatalogWithOverlays(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(dir+"/overlay.yaml", []byte(`apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: m7i-savings-plan}
+spec:
+  requirements:
+  - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m7i]}
+  - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+  priceAdjustment: "-30%"
+`), 0o644))
+	code, stdout, stderr := nodeplan("catalog", "-f", dir, "-l", "karpenter.k8s.aws/instance-family in (m7i,m6i),karpenter.k8s.aws/instance-size=large")
+	require.Equal(t, exitOK, code, stderr)
+	require.Empty(t, stderr)
+	rows := table(t, stdout)
+	require.Equal(t, []string{"m7i.large", "2", "7.4Gi", "amd64", "29", "1930m", "6.7Gi", "$0.0706", "$0.0394"}, rowOf(rows, "m7i.large"), "on-demand only")
+	require.Equal(t, "m7i.large", rows[1][0], "now cheaper than m6i.large")
+}

@@ -72,3 +72,26 @@ func awsCatalog(region string) (*instancetype.Catalog, error) {
 	}))
 	return load.(func() (*instancetype.Catalog, error))()
 }
+
+// OverlaidCatalog is what "nodeplan catalog -f" shows: the catalog of the manifests' region
+// with their NodeOverlays applied as to a NodePool with no labels (overlays that select a
+// NodePool's name or labels do not apply). It returns the bundle's warnings and those of
+// overlays left out for a conflict.
+func OverlaidCatalog(cfg Config) (*instancetype.Catalog, []string, error) {
+	b, cat, err := cfg.load()
+	if err != nil {
+		if b != nil {
+			return nil, b.Warnings, err
+		}
+		return nil, nil, err
+	}
+	if len(b.NodeOverlays) == 0 {
+		return cat, append(b.Warnings, "the input has no NodeOverlay: the catalog is shown as it is"), nil
+	}
+	applied, conflicts := instancetype.ApplyOverlays(b.NodeOverlays, []instancetype.OverlayTarget{{InstanceTypes: cat.InstanceTypes}})
+	warnings := b.Warnings
+	for _, name := range conflicts {
+		warnings = append(warnings, fmt.Sprintf("NodeOverlay %s conflicts with another overlay of the same weight: not applied", name))
+	}
+	return &instancetype.Catalog{Region: cat.Region, Source: cat.Source + " with NodeOverlays", InstanceTypes: applied[0]}, warnings, nil
+}

@@ -60,10 +60,17 @@ func partialCluster(b *manifest.Bundle) *Consolidated {
 // pending pods, PDBs, DaemonSets, namespaces and volume objects are passed on.
 func ClusterInput(b *manifest.Bundle, cat *instancetype.Catalog, now time.Time) disruption.Input {
 	pools := b.NodePoolsOrDefault()
-	withInstanceTypes(pools, cat)
+	withInstanceTypes(b, pools, cat)
 	types := map[string]*instancetype.InstanceType{}
 	for _, it := range cat.InstanceTypes {
 		types[it.Name] = it
+	}
+	poolTypes := map[string]map[string]*instancetype.InstanceType{}
+	for _, np := range pools {
+		poolTypes[np.Name] = map[string]*instancetype.InstanceType{}
+		for _, it := range np.InstanceTypes {
+			poolTypes[np.Name][it.Name] = it
+		}
 	}
 	claims := claimsByNode(b)
 
@@ -107,13 +114,12 @@ func ClusterInput(b *manifest.Bundle, cat *instancetype.Catalog, now time.Time) 
 			n.Disrupting = n.Disrupting || nc.DeletionTimestamp != nil
 		}
 		n.LastPodEvent = lastPodEvent(n.Created, e.Pods, nc)
-		if it := types[n.InstanceType]; it != nil {
-			for _, o := range it.Offerings {
-				if o.Zone == n.Zone && o.CapacityType == n.CapacityType {
-					n.Price = o.Price
-					break
-				}
-			}
+		// The NodePool's types carry its overlays' prices; an offering it does not have (or a
+		// node of no NodePool) is priced from the catalog.
+		if price, ok := offeringPrice(poolTypes[n.NodePool][n.InstanceType], n.Zone, n.CapacityType); ok {
+			n.Price = price
+		} else if price, ok := offeringPrice(types[n.InstanceType], n.Zone, n.CapacityType); ok {
+			n.Price = price
 		}
 		in.Nodes = append(in.Nodes, n)
 	}
@@ -189,4 +195,17 @@ func firstNonEmpty(values ...string) string {
 		}
 	}
 	return ""
+}
+
+// offeringPrice is the price of a type's offering in a zone and capacity type.
+func offeringPrice(it *instancetype.InstanceType, zone, capacityType string) (float64, bool) {
+	if it == nil {
+		return 0, false
+	}
+	for _, o := range it.Offerings {
+		if o.Zone == zone && o.CapacityType == capacityType {
+			return o.Price, true
+		}
+	}
+	return 0, false
 }

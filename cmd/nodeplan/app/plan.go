@@ -25,7 +25,7 @@ func Plan(cfg Config, opts scheduling.Options) (*Planned, error) {
 	}
 	in := b.SchedulingInput()
 	in.Options = opts
-	withInstanceTypes(in.NodePools, cat)
+	withInstanceTypes(b, in.NodePools, cat)
 	plan, err := scheduling.Solve(in)
 	if err != nil {
 		return partial(b), err
@@ -33,13 +33,11 @@ func Plan(cfg Config, opts scheduling.Options) (*Planned, error) {
 	return &Planned{Bundle: b, Catalog: cat, Input: in, Plan: plan}, nil
 }
 
-// withInstanceTypes gives every NodePool all the catalog's types; its requirements choose
-// among them. (A NodePool's node class, which narrows the types in a real cluster, is not
-// part of the input.)
-func withInstanceTypes(pools []*scheduling.NodePool, cat *instancetype.Catalog) {
-	for _, np := range pools {
-		np.InstanceTypes = cat.InstanceTypes
-	}
+// withInstanceTypes gives every NodePool the catalog's types as its nodes see them: through
+// its node class (zones, kubelet, volumes), then through the NodeOverlays. Overlays left out
+// for a conflict are reported among the bundle's warnings.
+func withInstanceTypes(b *manifest.Bundle, pools []*scheduling.NodePool, cat *instancetype.Catalog) {
+	b.Warnings = append(b.Warnings, b.AssignInstanceTypes(pools, cat.InstanceTypes)...)
 }
 
 func partial(b *manifest.Bundle) *Planned {

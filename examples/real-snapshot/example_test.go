@@ -1,0 +1,70 @@
+// Package realsnapshot checks the real-snapshot example: a `kubectl get -o yaml` snapshot
+// whose EC2NodeClass, DaemonSet pods and NodeOverlay shape the plan.
+package realsnapshot
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// c7iLargeOnDemand is c7i.large's on-demand price in the embedded us-west-2 catalog; the
+// NodeOverlay takes 25% off.
+const c7iLargeOnDemand = 0.08925
+
+func plan(t *testing.T) *app.Planned {
+	t.Helper()
+	res, err := app.Plan(app.Config{Paths: []string{"."}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "us-west-2", res.Catalog.Region, "the subnets' zones name the region")
+	require.Equal(t, []string{"3 DaemonSet(s) not in the input, each taken from one of its pods for the overhead on new nodes: " +
+		"kube-system/aws-node (from pod aws-node-m7x2q), kube-system/kube-proxy (from pod kube-proxy-8kq4v), kube-system/ebs-csi-node (from pod ebs-csi-node-x9w2l)"},
+		res.Bundle.Warnings)
+	return res
+}
+
+// New nodes only go where the EC2NodeClass has subnets, although the storefront's zone spread
+// would rather use all four zones of us-west-2.
+func TestZonesFromSubnets(t *testing.T) {
+	p := plan(t).Plan
+	require.Empty(t, p.Unschedulable)
+	require.Equal(t, 126, p.Summary.Placed)
+	require.Equal(t, map[string][]string{"topology.kubernetes.io/zone": {"us-west-2a", "us-west-2b", "us-west-2c"}}, p.TopologyDomains)
+	zones := map[string]bool{}
+	for _, nc := range p.NodeClaims {
+		zones[nc.Zone] = true
+	}
+	require.Equal(t, map[string]bool{"us-west-2a": true, "us-west-2b": true, "us-west-2c": true}, zones, "the storefront spreads over the three subnet zones, never us-west-2d")
+}
+
+// kubelet maxPods 110 lets a c7i.large take far more than its 29 ENI-limited pods, beside the
+// three DaemonSets rebuilt from their pods; the 50Gi root volume is its ephemeral storage.
+func TestPodsPerNode(t *testing.T) {
+	res := plan(t)
+	require.Len(t, res.Bundle.DaemonSets, 3)
+	most := 0
+	for _, nc := range res.Plan.NodeClaims {
+		pods := nc.Capacity[corev1.ResourcePods]
+		require.Equal(t, "110", pods.String(), nc.Name)
+		storage := nc.Capacity[corev1.ResourceEphemeralStorage]
+		require.Equal(t, "50Gi", storage.String(), nc.Name)
+		require.LessOrEqual(t, len(nc.Pods)+3, 110, nc.Name)
+		most = max(most, len(nc.Pods))
+	}
+	require.Greater(t, most, 29, "more pods on one node than the ENI limit allows without maxPods")
+}
+
+// The NodeOverlay's savings plan makes c7i the cheapest family the NodePool allows.
+func TestOverlayPrice(t *testing.T) {
+	p := plan(t).Plan
+	require.Len(t, p.NodeClaims, 3)
+	for _, nc := range p.NodeClaims {
+		require.Equal(t, "c7i.large", nc.InstanceType, nc.Name)
+		require.InDelta(t, c7iLargeOnDemand*0.75, nc.Price, 1e-6, nc.Name)
+	}
+	require.InDelta(t, 3*c7iLargeOnDemand*0.75, p.Summary.HourlyCost, 1e-5)
+}
