@@ -44,9 +44,10 @@ type podInfo struct {
 	softRelaxed int
 	// matched are the groups that count this pod.
 	matched []*topology.Group
-	// unbalancing is set once the pod, after a round without progress, may unbalance a spread
-	// group it matches in a domain no declaring pod holds yet.
-	unbalancing bool
+	// loose is set once the pod, after a round without progress, may break what only keeps
+	// the placement order good: unbalance a spread group it matches in a domain no declaring
+	// pod holds yet, or leave a self-affine group's first pod alone in its domain.
+	loose bool
 	// eligible caches the eligible domains of each spread group for this pod.
 	eligible    map[*topology.Group][]string
 	activeCache []topology.Term
