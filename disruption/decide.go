@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -67,6 +68,9 @@ type decider struct {
 // is listed in Decisions.Blocked instead.
 //
 // The rules, Karpenter's unless said otherwise:
+//   - Pending pods come first: they are planned onto the cluster as it is, and a node that
+//     receives one is nominated for it and not disrupted gracefully; every simulation plans
+//     them too, so room they need is not promised to evicted pods.
 //   - Nodes without a NodePool, not initialized or already disrupting are never candidates;
 //     a node already disrupting takes no pods either, and its own pods are simulated as
 //     pending. do-not-disrupt (node or running pod, and the v1alpha5 do-not-evict /
@@ -237,7 +241,50 @@ func newDecider(in Input) (*decider, error) {
 	if _, err := scheduling.Solve(scheduling.Input{NodePools: pools}); err != nil {
 		return nil, err
 	}
+	d.nominate(pending)
 	return d, nil
+}
+
+// nominate plans the pending pods first, as Karpenter's provisioner does before any
+// disruption: a node that receives one is nominated for it, and a nominated node is not a
+// candidate of a graceful method (Expiration still takes it). The pods of nodes already being
+// disrupted are rescheduled the same way and nominate nodes too.
+func (d *decider) nominate(pending []*corev1.Pod) {
+	if len(d.cluster.pending) == 0 {
+		return
+	}
+	isPending := make(map[string]bool, len(pending))
+	for _, p := range pending {
+		isPending[podKey(p)] = true
+	}
+	in := d.base
+	in.Pods = d.cluster.pending
+	in.ExistingNodes = d.cluster.existingFor(nil, nil)
+	plan, err := scheduling.Solve(in)
+	d.work += simulationWork(in, len(plan.NodeClaims), d.typeCount)
+	if err != nil {
+		return // every simulation reports the solver's refusal
+	}
+	byName := map[string]*nodeState{}
+	for _, n := range d.nodes {
+		byName[n.name] = n
+	}
+	for _, placement := range plan.ExistingNodes {
+		n := byName[placement.Name]
+		if n == nil || len(placement.Pods) == 0 {
+			continue
+		}
+		pods := slices.Sorted(slices.Values(placement.Pods))
+		more := ""
+		if len(pods) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(pods)-1)
+		}
+		if isPending[pods[0]] {
+			n.nominated = fmt.Sprintf("the node is nominated for pending pod %s%s, planned onto it before any disruption", pods[0], more)
+		} else {
+			n.nominated = fmt.Sprintf("the node is nominated for pod %s%s, which leaves a node being disrupted and is planned onto it", pods[0], more)
+		}
+	}
 }
 
 // normalizePool reads the legacy consolidation policy name and rejects unknown ones; the
@@ -316,7 +363,7 @@ func (d *decider) whyNot(n *nodeState) string {
 	if n.expired != "" && d.winner != "" && methodBefore(d.winner, MethodExpiration) {
 		return waits(n.expired)
 	}
-	if blocker := firstNonEmpty(n.doNotDisrupt, n.pdb); blocker != "" {
+	if blocker := firstNonEmpty(n.nominated, n.doNotDisrupt, n.pdb); blocker != "" {
 		if n.drifted != "" {
 			return fmt.Sprintf("drifted (%s), but %s", n.drifted, blocker)
 		}

@@ -71,7 +71,7 @@ func (d *decider) simulationsLeft(n *nodeState, limit int, method string) bool {
 // passed and the Empty budget allows.
 func (d *decider) emptiness() {
 	for _, n := range d.ranked(func(n *nodeState) bool {
-		return n.hard == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == ""
+		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == ""
 	}) {
 		if !d.budgetAllows(n, scheduling.ReasonEmpty) {
 			continue
@@ -142,7 +142,7 @@ func (d *decider) expiration() {
 // the Drifted budget, when every evicted pod can run elsewhere.
 func (d *decider) drift() {
 	cands := d.ranked(func(n *nodeState) bool {
-		return n.hard == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
+		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
 	})
 	limit := d.simulations + MaxDriftSimulations
 	for i, n := range cands {

@@ -48,9 +48,11 @@ type nodeState struct {
 	counted bool
 
 	// Why the node may not be disrupted at all (unmanaged, not initialized, already
-	// disrupting), gracefully (do-not-disrupt, PodDisruptionBudgets), by consolidation
+	// disrupting), gracefully (nominated for a pending pod, do-not-disrupt,
+	// PodDisruptionBudgets), by consolidation
 	// (consolidateAfter), or when not empty (consolidationPolicy WhenEmpty).
 	hard          string
+	nominated     string
 	doNotDisrupt  string
 	pdb           string
 	consolidation string
