@@ -860,6 +860,9 @@ func spreadViolations(in disruption.Input, d disruption.Decisions, nodes map[str
 // driftedFrom says how a node no longer matches its NodePool: an instance type the NodePool
 // no longer offers, labels outside its requirements, a missing template label or taint.
 func driftedFrom(n *disruption.Node, np *scheduling.NodePool) string {
+	if n.Drifted != "" {
+		return "NodeClaim " + n.Drifted
+	}
 	offered := false
 	for _, it := range np.InstanceTypes {
 		offered = offered || it.Name == n.InstanceType

@@ -310,9 +310,20 @@ func underutilizedBlock(n *nodeState) string {
 
 // driftReason says how the node no longer matches its NodePool: its instance type left the
 // NodePool's instance types, its labels (with those its instance type implies) no longer
-// meet the NodePool's requirements or template labels, or it lacks one of the NodePool's
-// taints.
+// meet the NodePool's requirements or template labels, it lacks one of the NodePool's
+// taints, or, beyond what the input shows, its NodeClaim is Drifted.
 func (d *decider) driftReason(n *nodeState) string {
+	if why := d.staticDrift(n); why != "" {
+		return why
+	}
+	if n.in.Drifted != "" {
+		return fmt.Sprintf("its NodeClaim's Drifted condition is True (%s)", n.in.Drifted)
+	}
+	return ""
+}
+
+// staticDrift compares the node with its NodePool as the input gives them.
+func (d *decider) staticDrift(n *nodeState) string {
 	types := d.catalog[n.poolName]
 	it := types[n.instanceType]
 	if len(types) > 0 && n.instanceType != "" && it == nil {

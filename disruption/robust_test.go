@@ -94,7 +94,7 @@ func mutate(in *disruption.Input, seq, i int, what byte) {
 	n := in.Nodes[i%len(in.Nodes)]
 	name := fmt.Sprintf("%s-%d", n.Node.Name, seq) // of the pods added
 	node := n.Node.Name
-	switch what % 14 {
+	switch what % 15 {
 	case 0: // neither capacity nor allocatable
 		n.Node.Status.Capacity, n.Node.Status.Allocatable = nil, nil
 	case 1: // capacity only
@@ -130,6 +130,8 @@ func mutate(in *disruption.Input, seq, i int, what byte) {
 		n.Pods = append(n.Pods, testbuild.Pod("astray-"+name).CPU("100m").NodeName("elsewhere").Obj())
 	case 13: // uninitialized and disrupting toggled
 		n.Initialized, n.Disrupting = !n.Initialized, !n.Disrupting
+	case 14: // the NodeClaim says Drifted
+		n.Drifted = "NodeClassDrift"
 	}
 }
 

@@ -58,6 +58,10 @@ type Node struct {
 	// consolidateAfter has passed since the last pod event. When set it decides instead of
 	// LastPodEvent.
 	Consolidatable *bool
+	// Drifted is set when the NodeClaim's Drifted condition is True: its reason and message
+	// (e.g. "NodeClassDrift"). It covers drift Decide cannot compute from the input, such as
+	// a new AMI or a changed EC2NodeClass; empty when the condition is absent or not True.
+	Drifted string
 	// Disrupting marks a node already being disrupted; it counts against budgets and is not
 	// a candidate again.
 	Disrupting bool

@@ -57,6 +57,10 @@ func TestConsolidateSnapshots(t *testing.T) {
 		file:     "testdata/consolidate/pending-pod.yaml",
 		commands: []string{},
 		blocked:  map[string]string{"ip-10-0-0-1": "nominated for pending pod ns/x"},
+	}, {
+		name:     "a NodeClaim's Drifted=True condition drives Drift",
+		file:     "testdata/consolidate/drifted-nodeclaim.yaml",
+		commands: []string{"Drift replace [ip-10-0-0-1] -> [on-demand/m5.large]"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
