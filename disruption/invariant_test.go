@@ -621,7 +621,11 @@ func invariantViolations(in disruption.Input, d disruption.Decisions) []string {
 			}
 			switch c.Method {
 			case disruption.MethodExpiration:
-				if np.ExpireAfter == nil || in.Now.Sub(n.Created) < *np.ExpireAfter {
+				exp := np.ExpireAfter
+				if n.ExpireAfterSet {
+					exp = n.ExpireAfter
+				}
+				if exp == nil || in.Now.Sub(n.Created) < *exp {
 					fail("expiration %d removes %s, created %s, which has not expired", i, cand.Node, n.Created.Format(time.RFC3339))
 				}
 			case disruption.MethodDrift:
@@ -862,6 +866,9 @@ func spreadViolations(in disruption.Input, d disruption.Decisions, nodes map[str
 func driftedFrom(n *disruption.Node, np *scheduling.NodePool) string {
 	if n.Drifted != "" {
 		return "NodeClaim " + n.Drifted
+	}
+	if a, b := n.ExpireAfter, np.ExpireAfter; n.ExpireAfterSet && !(a == nil && b == nil || a != nil && b != nil && *a == *b) {
+		return "expireAfter"
 	}
 	offered := false
 	for _, it := range np.InstanceTypes {

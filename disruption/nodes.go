@@ -141,7 +141,7 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 		n.underutilized = underutilizedBlock(n)
 		n.drifted = d.driftReason(n)
 		n.expired = d.expiredReason(n)
-		n.cost = disruptionCost(n.movable) * lifetimeRemaining(n.pool.ExpireAfter, d.now.Sub(n.created))
+		n.cost = disruptionCost(n.movable) * lifetimeRemaining(n.expireAfter(), d.now.Sub(n.created))
 	}
 	return n, nil
 }
@@ -311,7 +311,8 @@ func underutilizedBlock(n *nodeState) string {
 // driftReason says how the node no longer matches its NodePool: its instance type left the
 // NodePool's instance types, its labels (with those its instance type implies) no longer
 // meet the NodePool's requirements or template labels, it lacks one of the NodePool's
-// taints, or, beyond what the input shows, its NodeClaim is Drifted.
+// taints, its NodeClaim is Drifted (beyond what the input shows), or the NodePool's
+// expireAfter is no longer the one its NodeClaim was launched with.
 func (d *decider) driftReason(n *nodeState) string {
 	if why := d.staticDrift(n); why != "" {
 		return why
@@ -319,7 +320,7 @@ func (d *decider) driftReason(n *nodeState) string {
 	if n.in.Drifted != "" {
 		return fmt.Sprintf("its NodeClaim's Drifted condition is True (%s)", n.in.Drifted)
 	}
-	return ""
+	return expireAfterDrift(n)
 }
 
 // staticDrift compares the node with its NodePool as the input gives them.
@@ -389,15 +390,48 @@ func taintString(t corev1.Taint) string {
 	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
 }
 
+// expireAfter is how long the node may live: its NodeClaim's expireAfter when known, else its
+// NodePool's; nil means Never.
+func (n *nodeState) expireAfter() *time.Duration {
+	if n.in.ExpireAfterSet {
+		return n.in.ExpireAfter
+	}
+	return n.pool.ExpireAfter
+}
+
 func (d *decider) expiredReason(n *nodeState) string {
-	exp := n.pool.ExpireAfter
+	exp := n.expireAfter()
 	if exp == nil || n.created.IsZero() {
 		return ""
 	}
+	whose := fmt.Sprintf("NodePool %s's", n.poolName)
+	if n.in.ExpireAfterSet {
+		whose = "its NodeClaim's"
+	}
 	if age := d.now.Sub(n.created); age >= *exp {
-		return fmt.Sprintf("the node is %s old, past NodePool %s's expireAfter %s", age, n.poolName, *exp)
+		return fmt.Sprintf("the node is %s old, past %s expireAfter %s", age, whose, *exp)
 	}
 	return ""
+}
+
+// expireAfterDrift says how the NodePool's expireAfter changed since it launched the node's
+// NodeClaim: Karpenter counts that as drift of the NodePool, not as expiry.
+func expireAfterDrift(n *nodeState) string {
+	if !n.in.ExpireAfterSet {
+		return ""
+	}
+	claim, pool := n.in.ExpireAfter, n.pool.ExpireAfter
+	if (claim == nil) == (pool == nil) && (claim == nil || *claim == *pool) {
+		return ""
+	}
+	return fmt.Sprintf("NodePool %s's expireAfter is now %s, its NodeClaim's is %s", n.poolName, durationText(pool), durationText(claim))
+}
+
+func durationText(d *time.Duration) string {
+	if d == nil {
+		return "Never"
+	}
+	return d.String()
 }
 
 // disruptionCost sums Karpenter's eviction cost of the pods: 1 each, raised by the

@@ -94,7 +94,7 @@ func mutate(in *disruption.Input, seq, i int, what byte) {
 	n := in.Nodes[i%len(in.Nodes)]
 	name := fmt.Sprintf("%s-%d", n.Node.Name, seq) // of the pods added
 	node := n.Node.Name
-	switch what % 15 {
+	switch what % 17 {
 	case 0: // neither capacity nor allocatable
 		n.Node.Status.Capacity, n.Node.Status.Allocatable = nil, nil
 	case 1: // capacity only
@@ -132,6 +132,11 @@ func mutate(in *disruption.Input, seq, i int, what byte) {
 		n.Initialized, n.Disrupting = !n.Initialized, !n.Disrupting
 	case 14: // the NodeClaim says Drifted
 		n.Drifted = "NodeClassDrift"
+	case 15: // the NodeClaim's expireAfter is Never
+		n.ExpireAfter, n.ExpireAfterSet = nil, true
+	case 16: // the NodeClaim's expireAfter is short
+		hour := time.Hour
+		n.ExpireAfter, n.ExpireAfterSet = &hour, true
 	}
 }
 

@@ -58,6 +58,14 @@ type Node struct {
 	// consolidateAfter has passed since the last pod event. When set it decides instead of
 	// LastPodEvent.
 	Consolidatable *bool
+	// ExpireAfter is the NodeClaim's own spec.expireAfter when ExpireAfterSet (nil: Never).
+	// Karpenter's expiration controller reads only the NodeClaim's value, which the NodePool
+	// stamped on it at launch; a NodePool whose expireAfter changed since has drifted from
+	// the node (budgeted Drift), it does not expire the node. Without it (no NodeClaim given,
+	// or a v1beta1 one, whose expiry lived on the NodePool), the NodePool's expireAfter is
+	// used and there is no such drift.
+	ExpireAfter    *time.Duration
+	ExpireAfterSet bool
 	// Drifted is set when the NodeClaim's Drifted condition is True: its reason and message
 	// (e.g. "NodeClassDrift"). It covers drift Decide cannot compute from the input, such as
 	// a new AMI or a changed EC2NodeClass; empty when the condition is absent or not True.

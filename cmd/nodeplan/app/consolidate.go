@@ -52,13 +52,13 @@ func partialCluster(b *manifest.Bundle) *Consolidated {
 // ClusterInput reads the running cluster out of a bundle as DESIGN.md says: each Node (or
 // NodeClaim still launching) with its bound pods; NodePool, instance type, zone and capacity
 // type from its labels, else from its NodeClaim; its price from the catalog's offering of
-// that type in that zone and capacity type; creation time, initialization and the
-// Consolidatable and Drifted conditions from its NodeClaim when given; the last pod event as
-// the latest of its creation, its pods' creation and start times and the NodeClaim's
-// lastPodEventTime;
-// being disrupted when its NodeClaim or Node is being deleted or it carries the
-// karpenter.sh/disrupted taint. Every NodePool gets the catalog's instance types; the bundle's
-// pending pods, PDBs, DaemonSets, namespaces and volume objects are passed on.
+// that type in that zone and capacity type; creation time, initialization, the
+// Consolidatable and Drifted conditions and spec.expireAfter from its NodeClaim when given;
+// the last pod event as the latest of its creation, its pods' creation and start times and
+// the NodeClaim's lastPodEventTime; being disrupted when its NodeClaim or Node is being
+// deleted or it carries the karpenter.sh/disrupted taint. Every NodePool gets the catalog's
+// instance types; the bundle's pending pods, PDBs, DaemonSets, namespaces and volume objects
+// are passed on.
 func ClusterInput(b *manifest.Bundle, cat *instancetype.Catalog, now time.Time) disruption.Input {
 	pools := b.NodePoolsOrDefault()
 	withInstanceTypes(pools, cat)
@@ -106,6 +106,7 @@ func ClusterInput(b *manifest.Bundle, cat *instancetype.Catalog, now time.Time) 
 				n.Consolidatable = &ok
 			}
 			n.Disrupting = n.Disrupting || nc.DeletionTimestamp != nil
+			n.ExpireAfter, n.ExpireAfterSet = nc.ExpireAfter, nc.ExpireAfterSet
 			if nc.Drifted.IsTrue() {
 				n.Drifted = driftedText(nc.Drifted)
 			}

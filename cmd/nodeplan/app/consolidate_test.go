@@ -61,6 +61,14 @@ func TestConsolidateSnapshots(t *testing.T) {
 		name:     "a NodeClaim's Drifted=True condition drives Drift",
 		file:     "testdata/consolidate/drifted-nodeclaim.yaml",
 		commands: []string{"Drift replace [ip-10-0-0-1] -> [on-demand/m5.large]"},
+	}, {
+		name:     "the NodeClaim's own expireAfter expires the node",
+		file:     "testdata/consolidate/claim-expired.yaml",
+		commands: []string{"Expiration replace [ip-10-0-0-1] -> [on-demand/m5.large]"},
+	}, {
+		name:     "a NodePool's expireAfter changed after launch is drift",
+		file:     "testdata/consolidate/pool-expiry-changed.yaml",
+		commands: []string{"Drift replace [ip-10-0-0-1] -> [on-demand/m5.large]"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
