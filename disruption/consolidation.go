@@ -24,7 +24,7 @@ const priceEpsilon = 1e-9
 // are Emptiness's, under the Empty budget.
 func (d *decider) consolidationCandidates() []*nodeState {
 	return d.ranked(func(n *nodeState) bool {
-		return !n.acted && !n.empty() && n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == "" && n.underutilized == ""
+		return !n.acted && !n.empty() && n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == "" && n.underutilized == "" && n.unpriced == ""
 	})
 }
 

@@ -324,6 +324,9 @@ func (d *decider) decisions() Decisions {
 		if !n.acted {
 			out.Blocked = append(out.Blocked, Blocked{Node: n.name, Reason: d.whyNot(n)})
 		}
+		if n.priceWarning != "" {
+			out.Warnings = append(out.Warnings, n.priceWarning)
+		}
 	}
 	before, after := 0.0, 0.0
 	for _, n := range d.nodes {
@@ -377,6 +380,9 @@ func (d *decider) whyNot(n *nodeState) string {
 	}
 	if n.underutilized != "" {
 		return n.underutilized
+	}
+	if n.unpriced != "" && !n.empty() {
+		return fmt.Sprintf("its price is unknown (%s), so consolidation cannot tell whether a replacement is cheaper", n.unpriced)
 	}
 	if d.winner != "" && methodBefore(d.winner, MethodMultiNodeConsolidation) {
 		return fmt.Sprintf("consolidation is not evaluated in this decision because %s acted first (one method acts per decision)", d.winner)

@@ -38,6 +38,10 @@ type nodeState struct {
 	zone         string
 	capacityType string
 	price        float64
+	// unpriced says why the node's price is unknown ("" when known); priceWarning is the
+	// warning about its price, unknown or taken from another offering.
+	unpriced     string
+	priceWarning string
 	created      time.Time
 	// pods are the node's pods that are not finished; movable those that must be
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
@@ -101,8 +105,8 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	n.capacityType = firstNonEmpty(in.CapacityType, label(requirements.LabelCapacityType))
 	n.pool = d.pools[n.poolName]
 	n.price = in.Price
-	if n.price == 0 {
-		n.price = d.lookupPrice(n)
+	if n.price == 0 && n.poolName != "" {
+		d.priceNode(n)
 	}
 	n.created = in.Created
 	if n.created.IsZero() {
@@ -155,39 +159,58 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
-// lookupPrice finds the node's price in its NodePool's instance types, else in any
-// NodePool's (a type that left the NodePool is still priced).
-func (d *decider) lookupPrice(n *nodeState) float64 {
-	if p := catalogPrice(d.catalog[n.poolName][n.instanceType], n.zone, n.capacityType); p > 0 {
-		return p
-	}
-	for _, name := range sortedKeys(d.poolNames) {
-		if p := catalogPrice(d.catalog[name][n.instanceType], n.zone, n.capacityType); p > 0 {
-			return p
+// priceNode finds the node's price in its NodePool's instance types, else in any NodePool's
+// (a type that left the NodePool is still priced): the offering of its zone and capacity
+// type, else the cheapest available one of its capacity type, which a warning names. When
+// neither is there, the node is unpriced, and says why.
+func (d *decider) priceNode(n *nodeState) {
+	var it *instancetype.InstanceType
+	for _, name := range append([]string{n.poolName}, sortedKeys(d.poolNames)...) {
+		if it = d.catalog[name][n.instanceType]; it != nil {
+			break
 		}
 	}
-	return 0
+	switch {
+	case n.instanceType == "":
+		n.unpriced = "the node names no instance type (label node.kubernetes.io/instance-type)"
+	case it == nil:
+		n.unpriced = fmt.Sprintf("instance type %s is not among the NodePools' instance types", n.instanceType)
+	}
+	if n.unpriced != "" {
+		n.priceWarning = fmt.Sprintf("node %s: its price is unknown: %s; it counts as $0/h and is not consolidated", n.name, n.unpriced)
+		return
+	}
+	exact, fallback, fallbackZone := 0.0, math.Inf(1), ""
+	for _, o := range it.Offerings {
+		if n.capacityType != "" && o.CapacityType != n.capacityType {
+			continue
+		}
+		if n.capacityType != "" && o.Zone == n.zone {
+			exact = o.Price
+			break
+		}
+		if o.Available && o.Price < fallback {
+			fallback, fallbackZone = o.Price, o.Zone
+		}
+	}
+	switch {
+	case exact > 0:
+		n.price = exact
+	case !math.IsInf(fallback, 1):
+		n.price = fallback
+		n.priceWarning = fmt.Sprintf("node %s: %s has no %s offering in zone %q; priced at its cheapest %s offering, $%.4f/h in %s", n.name, n.instanceType, orAny(n.capacityType), n.zone, orAny(n.capacityType), fallback, fallbackZone)
+	default:
+		n.unpriced = fmt.Sprintf("instance type %s has no available %s offering", n.instanceType, orAny(n.capacityType))
+		n.priceWarning = fmt.Sprintf("node %s: its price is unknown: %s; it counts as $0/h and is not consolidated", n.name, n.unpriced)
+	}
 }
 
-// catalogPrice is the price of the offering a node of type it runs on, or the type's cheapest
-// when that offering is not listed.
-func catalogPrice(it *instancetype.InstanceType, zone, capacityType string) float64 {
-	if it == nil {
-		return 0
+// orAny names a capacity type, or any when the node names none.
+func orAny(capacityType string) string {
+	if capacityType == "" {
+		return "(any capacity type)"
 	}
-	best := math.Inf(1)
-	for _, o := range it.Offerings {
-		if o.Zone == zone && o.CapacityType == capacityType {
-			return o.Price
-		}
-		if o.Available && (capacityType == "" || o.CapacityType == capacityType) {
-			best = math.Min(best, o.Price)
-		}
-	}
-	if math.IsInf(best, 1) {
-		return 0
-	}
-	return best
+	return capacityType
 }
 
 // reschedulable pods move when their node goes: not DaemonSet or mirror pods, not pods that

@@ -98,6 +98,10 @@ type Decisions struct {
 	Commands []Command `json:"commands"`
 	Blocked  []Blocked `json:"blocked"`
 	Summary  Summary   `json:"summary"`
+	// Warnings are problems with the input worth a word, sorted by node: a node whose price
+	// the instance types do not give (it counts as $0 in Summary and is not consolidated),
+	// or that is priced from another offering of its type.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Command deletes or replaces its candidates. Replacements are launched before the

@@ -52,6 +52,7 @@ func runConsolidate(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if err != nil {
 		return inputError(stderr, fs, err)
 	}
+	warn(stderr, res.Decisions.Warnings)
 	if in.output == "table" {
 		return outputError(stderr, fs, app.WriteDecisionsTable(stdout, res))
 	}

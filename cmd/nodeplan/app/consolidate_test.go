@@ -52,6 +52,7 @@ func TestConsolidateSnapshots(t *testing.T) {
 		file     string
 		commands []string
 		blocked  map[string]string
+		warnings []string
 	}{{
 		name:     "a pending pod's node is nominated, not deleted by Emptiness",
 		file:     "testdata/consolidate/pending-pod.yaml",
@@ -69,12 +70,18 @@ func TestConsolidateSnapshots(t *testing.T) {
 		name:     "a NodePool's expireAfter changed after launch is drift",
 		file:     "testdata/consolidate/pool-expiry-changed.yaml",
 		commands: []string{"Drift replace [ip-10-0-0-1] -> [on-demand/m5.large]"},
+	}, {
+		name:     "a node of an unknown instance type is drifted and its price is said to be unknown",
+		file:     "testdata/consolidate/unknown-type.yaml",
+		commands: []string{"Drift replace [ip-10-0-0-9] -> [spot/t3.small]"},
+		warnings: []string{"node ip-10-0-0-9: its price is unknown: instance type m99.mega is not among the NodePools' instance types; it counts as $0/h and is not consolidated"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := Consolidate(Config{Paths: []string{tt.file}}, consolidateNow)
 			require.NoError(t, err)
 			assert.Equal(t, tt.commands, commandLines(res.Decisions))
+			assert.Equal(t, tt.warnings, res.Decisions.Warnings)
 			for node, phrase := range tt.blocked {
 				assert.Contains(t, blockedReason(res.Decisions, node), phrase, "node %s", node)
 			}
