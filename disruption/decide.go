@@ -87,9 +87,11 @@ type decider struct {
 //     moved pods take their room, PDB disruptions are used up. Replacements of earlier
 //     commands count for spread and affinity but take no pods, so every command stands on
 //     its own: its pods move to nodes that exist now and stay, or to its own replacements.
-//   - Consolidation must save money: replacements strictly cheaper than the candidates, never
-//     one of a candidate's own instance type at no lower price, one spot node replaced by
-//     spot only with 15 cheaper spot types to choose from, one node into one at most, and
+//   - Consolidation must save money: replacements strictly cheaper than the candidates, also
+//     at their worst launch price (the dearest offering of their capacity type in a zone the
+//     NodePool allows), never one of a candidate's own instance type at no lower price; spot
+//     candidates are replaced only by spot while the NodePool allows it, one spot node only
+//     with 15 cheaper spot types to choose from, one node into one at most, and
 //     several nodes only into fewer (beyond Karpenter: into more than one when cheaper). Multi-node consolidation tries the
 //     whole ranked list, Karpenter's binary search over its prefixes, and a set packed by
 //     resources that need not be a prefix, then grows the best by one node at a time;

@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -63,6 +65,76 @@ func TestUnknownPricesAreNeverSilent(t *testing.T) {
 			if tt.note != "" {
 				assert.Contains(t, d.Commands[0].Notes, tt.note)
 			}
+			if tt.blocked != "" {
+				assert.Contains(t, blockedReason(d, "a"), tt.blocked)
+			}
+		})
+	}
+}
+
+// TestReplacementsAtWorstLaunchPrice: a replacement may launch in any zone its NodePool
+// allows, so it must be cheaper than the candidate at its dearest offering there
+// (Karpenter's worst launch price), not only at the cheapest.
+func TestReplacementsAtWorstLaunchPrice(t *testing.T) {
+	big := testbuild.Type("big", "8", "32Gi", 110).Offer(zoneA, "on-demand", 0.50).Offer("test-zone-b", "on-demand", 0.50).Obj()
+	// flaky is cheap as spot in zone a only.
+	flaky := testbuild.Type("flaky", "2", "8Gi", 30).Offer(zoneA, "spot", 0.20).Offer("test-zone-b", "spot", 1.00).Obj()
+	tests := []struct {
+		name     string
+		pool     *testbuild.NodePoolBuilder
+		commands []string
+		blocked  string
+	}{{
+		name:    "a type dearer than the node in one allowed zone is no replacement",
+		pool:    pool("default", big, flaky),
+		blocked: "cost up to $1.0000/h there, not less than the $0.5000/h it costs now",
+	}, {
+		name:     "where the NodePool allows only the cheap zone, it is",
+		pool:     pool("default", big, flaky).Requirement("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, zoneA),
+		commands: []string{"SingleNodeConsolidation replace [a] -> [spot/flaky] 0.30"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := decide(t, disruption.Input{
+				NodePools: []*scheduling.NodePool{tt.pool.Obj()},
+				Nodes:     []*disruption.Node{running("a", "default", big, "on-demand", pod("web-0", "1"))},
+			})
+			assert.Equal(t, tt.commands, summary(d))
+			if tt.blocked != "" {
+				assert.Contains(t, blockedReason(d, "a"), tt.blocked)
+			}
+		})
+	}
+}
+
+// TestSpotStaysSpot: when every candidate is spot and the NodePool allows spot, the
+// replacement is spot (Karpenter pins it, and then applies the spot-to-spot rule); a cheaper
+// on-demand node is no replacement.
+func TestSpotStaysSpot(t *testing.T) {
+	bigSpot := testbuild.Type("big", "8", "32Gi", 110).Offer(zoneA, "spot", 0.50).Offer(zoneA, "on-demand", 1.00).Obj()
+	// odDeal is cheaper on-demand than spot.
+	odDeal := testbuild.Type("od-deal", "2", "8Gi", 30).Offer(zoneA, "on-demand", 0.10).Offer(zoneA, "spot", 0.60).Obj()
+	tests := []struct {
+		name         string
+		capacityType string
+		commands     []string
+		blocked      string
+	}{{
+		name:         "a spot node is not replaced by on-demand",
+		capacityType: "spot",
+		blocked:      "spot nodes are replaced only by spot",
+	}, {
+		name:         "an on-demand node may be",
+		capacityType: "on-demand",
+		commands:     []string{"SingleNodeConsolidation replace [a] -> [on-demand/od-deal] 0.90"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := decide(t, disruption.Input{
+				NodePools: []*scheduling.NodePool{pool("default", bigSpot, odDeal).Obj()},
+				Nodes:     []*disruption.Node{running("a", "default", bigSpot, tt.capacityType, pod("web-0", "1"))},
+			})
+			assert.Equal(t, tt.commands, summary(d))
 			if tt.blocked != "" {
 				assert.Contains(t, blockedReason(d, "a"), tt.blocked)
 			}
