@@ -12,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -164,10 +163,12 @@ func firstNonEmpty(values ...string) string {
 // type, else the cheapest available one of its capacity type, which a warning names. When
 // neither is there, the node is unpriced, and says why.
 func (d *decider) priceNode(n *nodeState) {
-	var it *instancetype.InstanceType
-	for _, name := range append([]string{n.poolName}, sortedKeys(d.poolNames)...) {
-		if it = d.catalog[name][n.instanceType]; it != nil {
-			break
+	it := d.catalog[n.poolName][n.instanceType]
+	if it == nil {
+		for _, name := range sortedKeys(d.poolNames) {
+			if it = d.catalog[name][n.instanceType]; it != nil {
+				break
+			}
 		}
 	}
 	switch {
