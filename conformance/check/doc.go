@@ -22,7 +22,9 @@
 //     pods it does not run yet, as new nodes do. A node without a kubernetes.io/hostname label
 //     gets its name, and one without allocatable gets its capacity, as kubelet reports them;
 //   - one Node per NodeClaim: its name, labels, taints (startup taints are gone once a node is
-//     initialized), capacity and allocatable;
+//     initialized), capacity and allocatable, plus the zone label a CSI node driver the input's
+//     volumes or classes use adds when it registers (ebs.csi.aws.com:
+//     topology.ebs.csi.aws.com/zone, which EBS volumes' node affinity names);
 //   - on every new node, one pod per DaemonSet whose template's required node affinity and node
 //     selector match the node and which tolerates its NoSchedule and NoExecute taints (what the
 //     DaemonSet controller checks), named <daemonset>-<node>, with requests defaulted from

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +29,12 @@ const (
 	// VirtualNodePrefix starts the name of every virtual zone node.
 	VirtualNodePrefix = "virtual-zone-"
 )
+
+// csiTopologyLabels are the zone labels CSI node drivers put on the nodes they run on (kubelet
+// copies the topology a driver reports into the Node's labels when the driver registers).
+var csiTopologyLabels = map[string]string{
+	"ebs.csi.aws.com": "topology.ebs.csi.aws.com/zone",
+}
 
 // ephemeralTaints go away when a node becomes ready, whatever its NodePool says.
 var ephemeralTaints = map[string]bool{
@@ -119,7 +126,9 @@ func newState(in scheduling.Input, plan scheduling.Plan) (*state, error) {
 		}
 	}
 
-	// New nodes with their DaemonSet pods.
+	// New nodes with their DaemonSet pods, and the zone labels of the CSI drivers the input's
+	// volumes and classes use.
+	drivers := csiDrivers(in)
 	for _, nc := range plan.NodeClaims {
 		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: nc.Name, Labels: map[string]string{}},
@@ -128,6 +137,9 @@ func newState(in scheduling.Input, plan scheduling.Plan) (*state, error) {
 				Capacity:    nc.Capacity.DeepCopy(),
 				Allocatable: nc.Allocatable.DeepCopy(),
 			},
+		}
+		for _, key := range drivers {
+			node.Labels[key] = nc.Zone
 		}
 		for k, v := range nc.Labels {
 			node.Labels[k] = v
@@ -186,6 +198,28 @@ func newState(in scheduling.Input, plan scheduling.Plan) (*state, error) {
 	st.objects = append(st.objects, namespaces(in, st.pods)...)
 	st.objects = append(st.objects, volumeObjects(in)...)
 	return st, nil
+}
+
+// csiDrivers returns the zone labels of the CSI drivers the input's volumes and classes use.
+func csiDrivers(in scheduling.Input) []string {
+	var out []string
+	add := func(driver string) {
+		if key, ok := csiTopologyLabels[driver]; ok && !slices.Contains(out, key) {
+			out = append(out, key)
+		}
+	}
+	for _, pv := range in.PersistentVolumes {
+		if pv != nil && pv.Spec.CSI != nil {
+			add(pv.Spec.CSI.Driver)
+		}
+	}
+	for _, sc := range in.StorageClasses {
+		if sc != nil {
+			add(sc.Provisioner)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // virtualZoneNode stands for a zone a NodePool can launch in but the plan has no node in.
