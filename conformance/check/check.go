@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -174,7 +175,35 @@ func (fw *checkFramework) check(ctx context.Context, p placedPod) (Failure, bool
 		return fail(Accounting, fmt.Sprintf("node %s is not in the finished state: %v", p.node, err))
 	}
 	if status := fw.framework.RunFilterPlugins(ctx, state, p.pod, nodeInfo); !status.IsSuccess() {
-		return fail(status.Plugin(), status.Reasons()...)
+		reasons := status.Reasons()
+		if status.Plugin() == names.PodTopologySpread {
+			reasons = append(reasons, fw.explainSpread(p.pod, nodeInfo.Node()))
+		}
+		return fail(status.Plugin(), reasons...)
 	}
 	return Failure{}, false
+}
+
+// explainSpread explains a PodTopologySpread rejection from the snapshot (see explainSpread).
+func (fw *checkFramework) explainSpread(pod *corev1.Pod, node *corev1.Node) string {
+	infos, err := fw.snapshot.NodeInfos().List()
+	if err != nil {
+		return ""
+	}
+	nodes := make([]*corev1.Node, 0, len(infos))
+	for _, ni := range infos {
+		nodes = append(nodes, ni.Node())
+	}
+	podsOn := func(name string) []*corev1.Pod {
+		ni, err := fw.snapshot.NodeInfos().Get(name)
+		if err != nil {
+			return nil
+		}
+		var out []*corev1.Pod
+		for _, pi := range ni.GetPods() {
+			out = append(out, pi.GetPod())
+		}
+		return out
+	}
+	return explainSpread(pod, node, nodes, podsOn)
 }
