@@ -41,6 +41,18 @@ func spread(key string) func(*corev1.Pod) {
 	}
 }
 
+func nodeSelector(k, v string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{k: v} }
+}
+
+// ignoreAffinity sets nodeAffinityPolicy Ignore on the pod's spread constraints.
+func ignoreAffinity(p *corev1.Pod) {
+	ignore := corev1.NodeInclusionPolicyIgnore
+	for i := range p.Spec.TopologySpreadConstraints {
+		p.Spec.TopologySpreadConstraints[i].NodeAffinityPolicy = &ignore
+	}
+}
+
 func antiAffinity(p *corev1.Pod) {
 	p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
@@ -126,6 +138,21 @@ func TestCheckerFindsViolations(t *testing.T) {
 		name: "without topology domains the empty zone does not count",
 		in:   scheduling.Input{Pods: []*corev1.Pod{pod("w1", "1", spread(corev1.LabelTopologyZone)), pod("w2", "1", spread(corev1.LabelTopologyZone))}},
 		plan: scheduling.Plan{NodeClaims: []scheduling.NodeClaim{claim("n1", zoneA, "default/w1", "default/w2")}},
+	}, {
+		name: "the empty zone's virtual node does not count for a pod selecting a NodePool label (nodeAffinityPolicy Honor)",
+		in: scheduling.Input{Pods: []*corev1.Pod{
+			pod("w1", "1", spread(corev1.LabelTopologyZone), nodeSelector("karpenter.sh/nodepool", "default")),
+			pod("w2", "1", spread(corev1.LabelTopologyZone), nodeSelector("karpenter.sh/nodepool", "default")),
+		}},
+		plan: scheduling.Plan{TopologyDomains: zones, NodeClaims: []scheduling.NodeClaim{claim("n1", zoneA, "default/w1", "default/w2")}},
+	}, {
+		name: "the empty zone counts for the same pods with nodeAffinityPolicy Ignore",
+		in: scheduling.Input{Pods: []*corev1.Pod{
+			pod("w1", "1", spread(corev1.LabelTopologyZone), nodeSelector("karpenter.sh/nodepool", "default"), ignoreAffinity),
+			pod("w2", "1", spread(corev1.LabelTopologyZone), nodeSelector("karpenter.sh/nodepool", "default"), ignoreAffinity),
+		}},
+		plan: scheduling.Plan{TopologyDomains: zones, NodeClaims: []scheduling.NodeClaim{claim("n1", zoneA, "default/w1", "default/w2")}},
+		want: map[string]int{"PodTopologySpread": 2},
 	}, {
 		name: "a DaemonSet pod matching the spread selector counts",
 		in: scheduling.Input{DaemonSets: []*appsv1.DaemonSet{webDaemon}, Pods: []*corev1.Pod{

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +23,23 @@ import (
 func main() {
 	pods := flag.String("pods", "1000,5000", "comma-separated pod counts")
 	seeds := flag.String("seeds", "1", "comma-separated seeds")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(ints(*pods), ints(*seeds)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
