@@ -62,8 +62,6 @@ type builder struct {
 	d *decoder
 	// defined maps "Kind namespace/name" to where it was defined, to report duplicates.
 	defined map[string]*document
-	// index of the input pods by owner.
-	owners *ownerIndex
 }
 
 // define records an object and reports a second definition of the same one.

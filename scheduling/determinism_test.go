@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,9 +32,19 @@ func TestSolveIsDeterministic(t *testing.T) {
 
 		r := rand.New(rand.NewSource(-seed))
 		for i := 0; i < 3; i++ {
-			got, err := scheduling.Solve(shuffled(r, in))
+			shuffledIn := shuffled(r, in)
+			got, err := scheduling.Solve(shuffledIn)
 			require.NoError(t, err)
-			require.Empty(t, cmp.Diff(want, got, quantities), "seed %d, shuffle %d: plan depends on input order", seed, i)
+			require.Empty(t, cmp.Diff(want, got, quantities, cmpopts.IgnoreFields(scheduling.Plan{}, "Placements")), "seed %d, shuffle %d: plan depends on input order", seed, i)
+			// Placements follow the input's order, and say the same thing.
+			where := map[*corev1.Pod]scheduling.Placement{}
+			for _, pl := range want.Placements {
+				where[pl.Pod] = pl
+			}
+			for j, pl := range got.Placements {
+				require.Same(t, shuffledIn.Pods[j], pl.Pod)
+				require.Equal(t, where[pl.Pod].Node, pl.Node, "seed %d: pod %s", seed, pl.Pod.Name)
+			}
 		}
 	}
 }

@@ -40,7 +40,9 @@ func (n *existingNode) free() resources.Vector {
 	return f
 }
 
-func newExistingNodes(in []*ExistingNode, dims *resources.Dims) ([]*existingNode, error) {
+// newExistingNodes converts the cluster's nodes. requests memoises what each running pod uses
+// (its requests plus one pod) across the solves of a prepared Cluster.
+func newExistingNodes(in []*ExistingNode, dims *resources.Dims, requests map[*corev1.Pod]resources.Vector) ([]*existingNode, error) {
 	var out []*existingNode
 	seen := map[string]bool{}
 	for i, en := range in {
@@ -91,8 +93,16 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims) ([]*existingNode
 			if pod == nil || isTerminal(pod) {
 				continue
 			}
-			v := dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
-			v[resources.Pods] = 1000
+			v, known := requests[pod]
+			if !known {
+				var err error
+				if v, err = podRequests(pod, dims); err != nil {
+					// A running pod's negative request is kept as it is: the pod runs.
+					v = dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+					v[resources.Pods] = 1000
+				}
+				requests[pod] = v
+			}
 			n.used.Add(v)
 			n.ports = append(n.ports, podHostPorts(pod)...)
 			for _, ref := range pod.OwnerReferences {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -30,7 +31,14 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 		}
 	}
 	if len(fitting) > 0 {
-		return reject(true, ConstraintLimits, stageLimits, "limits %s leave no room for a node that fits the pod", formatLimits(pool.np.Limits))
+		smallest := fitting[0]
+		for _, t := range fitting[1:] {
+			if t.capacity[resources.CPU] < smallest.capacity[resources.CPU] {
+				smallest = t
+			}
+		}
+		return reject(true, ConstraintLimits, stageLimits, "limits %s leave no room for a node that fits the pod (%s; the smallest type that fits, %s, has %s)",
+			formatLimits(pool.np.Limits), pool.takenLimits(s.dims), smallest.it.Name, formatCapacity(smallest.capacity, pool, s.dims))
 	}
 	// Name the first resource no compatible type has room for, with the largest room seen.
 	for i := 0; i < s.dims.Len(); i++ {
@@ -104,10 +112,29 @@ func formatLimits(l corev1.ResourceList) string {
 		if s != "" {
 			s += ", "
 		}
-		q := l[corev1.ResourceName(n)]
-		s += n + " " + q.String()
+		s += n + " " + plainQuantity(l[corev1.ResourceName(n)])
 	}
 	return "(" + s + ")"
+}
+
+// plainQuantity writes a whole decimal quantity as a plain number ("1000", not "1k"), as users
+// write cpu and limits; other quantities keep their canonical form ("12Gi", "1500m").
+func plainQuantity(q resource.Quantity) string {
+	if q.Format == resource.DecimalSI && q.MilliValue()%1000 == 0 {
+		return strconv.FormatInt(q.Value(), 10)
+	}
+	return q.String()
+}
+
+// formatCapacity writes the limited resources of a capacity vector, e.g. "cpu 4".
+func formatCapacity(capacity resources.Vector, pool *poolState, dims *resources.Dims) string {
+	var parts []string
+	for _, name := range sortedLimitNames(pool.np.Limits) {
+		if i, ok := dims.Index(corev1.ResourceName(name)); ok {
+			parts = append(parts, name+" "+plainQuantity(resources.Quantity(corev1.ResourceName(name), capacity[i])))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // excludedBy says which requirements rule out the NodePool's instance types, most

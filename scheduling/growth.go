@@ -37,12 +37,13 @@ func copyCost(price float64, room, v resources.Vector) float64 {
 }
 
 // growsWell reports whether moving the node's cheapest type to one with this room and price
-// keeps the cost per copy of contents v within growthSlack of the current type's.
-func (n *newNode) growsWell(room resources.Vector, price float64, v resources.Vector) bool {
+// keeps the cost per copy of contents v, the fixed per-node cost included, within growthSlack
+// of the current type's.
+func (n *newNode) growsWell(room resources.Vector, price float64, v resources.Vector, fixed float64) bool {
 	if len(n.byPrice) == 0 || price <= n.price {
 		return true
 	}
-	return copyCost(price, room, v) <= growthSlack*copyCost(n.price, n.byPrice[0].room, v)
+	return copyCost(price+fixed, room, v) <= growthSlack*copyCost(n.price+fixed, n.byPrice[0].room, v)
 }
 
 // withPod returns the node's requests plus p's, in the solver's scratch vector.
@@ -59,7 +60,7 @@ func (s *solver) affordable(n *newNode, p *podInfo) bool {
 	v := s.withPod(n, p)
 	for i, t := range n.byPrice {
 		if v.Fits(t.room) {
-			return n.growsWell(t.room, n.byPriceVal[i], v) || n.byPriceVal[i]-n.price <= s.aloneCost(p)
+			return n.growsWell(t.room, n.byPriceVal[i], v, s.nodeCost) || n.byPriceVal[i]-n.price <= s.aloneCost(p)+s.nodeCost
 		}
 	}
 	return false
@@ -96,15 +97,15 @@ func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requireme
 		return false
 	}
 	v := s.withPod(n, p)
-	return n.growsWell(c.option.room, c.offering.Price, v) || c.offering.Price-n.price <= s.aloneCost(p)
+	return n.growsWell(c.option.room, c.offering.Price, v, s.nodeCost) || c.offering.Price-n.price <= s.aloneCost(p)+s.nodeCost
 }
 
 // free is the room a pod can expect on the node: the most room among the options the node
 // may grow into with its current contents (see growsWell).
-func (n *newNode) free() resources.Vector {
+func (n *newNode) free(fixed float64) resources.Vector {
 	f := make(resources.Vector, len(n.used))
 	for i, t := range n.byPrice {
-		if n.growsWell(t.room, n.byPriceVal[i], n.used) {
+		if n.growsWell(t.room, n.byPriceVal[i], n.used, fixed) {
 			f.Max(t.room)
 		}
 	}

@@ -362,9 +362,11 @@ func vectorKey(v resources.Vector) string {
 	return b.String()
 }
 
-// cheaper reports whether the new bins cost strictly less than the old nodes.
+// cheaper reports whether the new bins cost strictly less than the old nodes, each node's
+// fixed cost included.
 func (s *solver) cheaper(bins, old []*newNode) bool {
-	return nodesCost(bins)+1e-9 < nodesCost(old)
+	fixed := s.nodeCost * float64(len(bins)-len(old))
+	return nodesCost(bins)+fixed+1e-9 < nodesCost(old)
 }
 
 func nodesCost(nodes []*newNode) float64 {

@@ -74,4 +74,24 @@ type Options struct {
 	SkipImprovement bool
 	// Trace lists pods (namespace/name) whose every placement step Plan.Traces records.
 	Trace []string
+	// NodeCost is what each new node costs per hour beyond its instance price (its root
+	// volume, a public IPv4 address): 0 means DefaultNodeCost, a negative value none. It
+	// weighs many small nodes against a few large ones and is reported as
+	// Summary.NodeFixedCost; HourlyCost stays the sum of instance prices.
+	NodeCost float64
+}
+
+// DefaultNodeCost is a 20 GiB gp3 root volume ($0.08 per GiB-month, 730 hours a month),
+// Karpenter's default volume on the AWS provider, in USD per hour.
+const DefaultNodeCost = 20 * 0.08 / 730
+
+// nodeCost resolves Options.NodeCost.
+func (o Options) nodeCost() float64 {
+	switch {
+	case o.NodeCost < 0:
+		return 0
+	case o.NodeCost == 0:
+		return DefaultNodeCost
+	}
+	return o.NodeCost
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"sort"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -826,14 +825,4 @@ func randomInput(r *rand.Rand) scheduling.Input {
 		ps = append(ps, podSpec(fmt.Sprintf("p%d", i)).Obj())
 	}
 	return scheduling.Input{Pods: ps, NodePools: nps, ExistingNodes: ens, DaemonSets: daemons(dss...)}
-}
-
-// sortedKeys is a test helper for deterministic iteration in messages.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -289,7 +289,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
-	s.newFree.update(n.index, n.free())
+	s.newFree.update(n.index, n.free(s.nodeCost))
 	s.recordTopology(p, n.name, n.reqs, nil, n.index)
 	s.notePorts(p, n.index)
 	s.recordVolumes(p, n.name)
@@ -432,4 +432,36 @@ func sameArray(a, b []*typeOption) bool {
 		return false
 	}
 	return &a[:1][0] == &b[:1][0]
+}
+
+// settleLimits commits every planned node of a NodePool with limits to the offering it will
+// launch with, so that it holds only that type's capacity against the limits rather than the
+// largest capacity it could still grow into (Karpenter's rule while a NodeClaim is in flight,
+// which would leave pods refused for limits the launched nodes do not reach). It reports
+// whether any hold shrank.
+func (s *solver) settleLimits() bool {
+	settled := false
+	for _, n := range s.nodes {
+		if n.pool.remaining == nil || len(n.pods) == 0 || len(n.options) < 2 {
+			continue
+		}
+		c, found := cheapestChoice(n.options, n.reqs)
+		if !found {
+			continue
+		}
+		held := maxCapacity(n.options, s.dims)
+		n.options = []*typeOption{c.option}
+		n.ownsOptions, n.spareOptions = true, nil
+		n.maxRoom = maxRoom(n.options, s.dims)
+		capacity := maxCapacity(n.options, s.dims)
+		n.pool.reserve(n.reserved, capacity)
+		n.orderByPrice(false)
+		s.newFree.update(n.index, n.free(s.nodeCost))
+		for i := range held {
+			if held[i] != capacity[i] {
+				settled = true
+			}
+		}
+	}
+	return settled
 }

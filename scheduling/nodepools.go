@@ -27,8 +27,9 @@ type poolState struct {
 	// labels, the well-known keys and every label its instance types set.
 	definedKeys map[string]bool
 	types       []*typeOption
-	// remaining is what the limits still allow (capacity; nodes in milli-units), nil when the
-	// pool has no limits.
+	// limits are the NodePool's limits as a vector (capacity, then nodes), nil when it has
+	// none; remaining is what they still allow in one solve.
+	limits    resources.Vector
 	remaining resources.Vector
 	limited   []bool
 	// daemonPorts are host ports of daemons that run on every node of the pool.
@@ -38,7 +39,8 @@ type poolState struct {
 	nodeCount int
 	// scratch is a per-type flag buffer, all false between uses.
 	scratch []bool
-	// compatible memoises compatibleTypes, for explanations.
+	// compatible memoises compatibleTypes, for explanations; shared by the solves of a
+	// prepared Cluster.
 	compatible map[string][]*typeOption
 }
 
@@ -65,8 +67,9 @@ type typeOption struct {
 
 func (p *poolState) allowUndefined(key string) bool { return p.definedKeys[key] }
 
-// newPools validates NodePools and prepares them, highest weight first (ties by name).
-func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon, existing []*existingNode) ([]*poolState, error) {
+// newPools validates NodePools and prepares them, highest weight first (ties by name). What
+// depends on the existing nodes (limits left, startup taints) is done by bindPools.
+func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon) ([]*poolState, error) {
 	sorted := append([]*NodePool(nil), nps...)
 	for i, np := range sorted {
 		if np == nil {
@@ -89,24 +92,48 @@ func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon, existing
 			return nil, fmt.Errorf("nodepool %q is given twice", np.Name)
 		}
 		seen[np.Name] = true
-		p, err := newPool(np, i, dims, daemons, existing)
+		p, err := newPool(np, i, dims, daemons)
 		if err != nil {
 			return nil, fmt.Errorf("nodepool %q: %w", np.Name, err)
 		}
 		out = append(out, p)
 	}
-	reserveStartingDaemons(existing, daemons)
 	return out, nil
 }
 
-func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon, existing []*existingNode) (*poolState, error) {
-	p := &poolState{np: np, index: index, reqs: requirements.Requirements{}, definedKeys: map[string]bool{}}
-	// The pool's startup taints do not keep pods off its nodes that are still starting.
-	for _, n := range existing {
-		if n.nodePool == np.Name && !n.initialized && len(np.StartupTaints) > 0 {
-			n.taints = withoutTaints(n.taints, np.StartupTaints)
+// bindPools gives one solve its own copy of prepared pools, with the limits left after the
+// existing nodes; the types and their memos stay shared. Existing nodes still starting lose
+// their pool's startup taints (they do not keep pods off) and hold their daemons' room.
+func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemon, dims *resources.Dims) []*poolState {
+	out := make([]*poolState, len(prepared))
+	for i, prep := range prepared {
+		p := *prep
+		p.scratch = make([]bool, len(p.types))
+		if prep.limits != nil {
+			p.remaining = prep.limits.Clone()
+			for _, n := range existing {
+				if n.nodePool != p.np.Name {
+					continue
+				}
+				for i := range n.capacity {
+					p.remaining[i] -= n.capacity[i]
+				}
+				p.remaining[dims.Len()]--
+			}
 		}
+		for _, n := range existing {
+			if n.nodePool == p.np.Name && !n.initialized && len(p.np.StartupTaints) > 0 {
+				n.taints = withoutTaints(n.taints, p.np.StartupTaints)
+			}
+		}
+		out[i] = &p
 	}
+	reserveStartingDaemons(existing, daemons)
+	return out
+}
+
+func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (*poolState, error) {
+	p := &poolState{np: np, index: index, reqs: requirements.Requirements{}, definedKeys: map[string]bool{}, compatible: map[string][]*typeOption{}}
 	for i, r := range np.Requirements {
 		if err := requirements.ValidateNodePoolRequirement(r.NodeSelectorRequirement, r.MinValues); err != nil {
 			return nil, fmt.Errorf("requirements[%d]: %w", i, err)
@@ -169,30 +196,20 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon, e
 	for i, t := range p.types {
 		t.index = i
 	}
-	p.scratch = make([]bool, len(p.types))
 	p.daemonPorts = poolDaemonPorts(p, daemons)
 	if len(np.Limits) > 0 {
-		p.remaining = make(resources.Vector, dims.Len()+1)
+		p.limits = make(resources.Vector, dims.Len()+1)
 		p.limited = make([]bool, dims.Len()+1)
 		for name, q := range np.Limits {
 			if name == "nodes" {
-				p.remaining[dims.Len()] = q.Value()
+				p.limits[dims.Len()] = q.Value()
 				p.limited[dims.Len()] = true
 				continue
 			}
 			if i, ok := dims.Index(name); ok {
-				p.remaining[i] = q.MilliValue()
+				p.limits[i] = q.MilliValue()
 				p.limited[i] = true
 			}
-		}
-		for _, n := range existing {
-			if n.nodePool != np.Name {
-				continue
-			}
-			for i := range n.capacity {
-				p.remaining[i] -= n.capacity[i]
-			}
-			p.remaining[dims.Len()]--
 		}
 	}
 	return p, nil
@@ -257,9 +274,6 @@ func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOptio
 		if typeAllows(t, reqs) {
 			out = append(out, t)
 		}
-	}
-	if p.compatible == nil {
-		p.compatible = map[string][]*typeOption{}
 	}
 	p.compatible[key.String()] = out
 	return out
@@ -472,28 +486,42 @@ func (p *poolState) reserve(reserved, capacity resources.Vector) {
 // exhaustedLimits names the limits nothing is left of, e.g. "cpu 12 of 8 taken", counting
 // existing nodes and the nodes planned so far.
 func (p *poolState) exhaustedLimits(dims *resources.Dims) string {
-	names := make([]string, 0, len(p.np.Limits))
-	for name := range p.np.Limits {
-		names = append(names, string(name))
-	}
-	sort.Strings(names)
+	return p.describeLimits(dims, true)
+}
+
+// takenLimits says how much of every limit existing and planned nodes hold, e.g.
+// "cpu 998 of 1000 taken".
+func (p *poolState) takenLimits(dims *resources.Dims) string {
+	return p.describeLimits(dims, false)
+}
+
+func (p *poolState) describeLimits(dims *resources.Dims, exhaustedOnly bool) string {
 	var parts []string
-	for _, name := range names {
+	for _, name := range sortedLimitNames(p.np.Limits) {
 		limit := p.np.Limits[corev1.ResourceName(name)]
 		if name == "nodes" {
-			if left := p.remaining[dims.Len()]; left < 1 {
-				parts = append(parts, fmt.Sprintf("nodes %d of %s taken", limit.Value()-left, limit.String()))
+			if left := p.remaining[dims.Len()]; left < 1 || !exhaustedOnly {
+				parts = append(parts, fmt.Sprintf("nodes %d of %s taken", limit.Value()-left, plainQuantity(limit)))
 			}
 			continue
 		}
 		i, ok := dims.Index(corev1.ResourceName(name))
-		if !ok || p.remaining[i] >= 0 {
+		if !ok || (exhaustedOnly && p.remaining[i] >= 0) {
 			continue
 		}
 		taken := resources.Quantity(corev1.ResourceName(name), limit.MilliValue()-p.remaining[i])
-		parts = append(parts, fmt.Sprintf("%s %s of %s taken", name, taken.String(), limit.String()))
+		parts = append(parts, fmt.Sprintf("%s %s of %s taken", name, plainQuantity(taken), plainQuantity(limit)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+func sortedLimitNames(l corev1.ResourceList) []string {
+	names := make([]string, 0, len(l))
+	for name := range l {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	return names
 }
 
 // reserveNode counts one more node against the nodes limit.

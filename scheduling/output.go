@@ -109,7 +109,35 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out.Summary.NewNodes = len(out.NodeClaims)
 	out.Summary.HourlyCost = roundPrice(out.Summary.HourlyCost)
 	out.Summary.LowerBound = roundPrice(s.lowerBound())
+	out.Summary.NodeFixedCost = roundPrice(s.nodeCost * float64(out.Summary.NewNodes))
 	out.TopologyDomains = s.launchableDomains()
+	return out
+}
+
+// placements says where each input pod went: plan must be s.plan's result.
+func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
+	out := make([]Placement, len(pods))
+	for i, pod := range pods {
+		out[i] = Placement{Pod: pod, NodeClaim: -1}
+	}
+	claim := map[string]int{}
+	for i, nc := range plan.NodeClaims {
+		claim[nc.Name] = i
+	}
+	for _, n := range s.nodes {
+		i, ok := claim[n.name]
+		if !ok {
+			continue
+		}
+		for _, p := range n.pods {
+			out[p.index] = Placement{Pod: p.pod, Node: n.name, NodeClaim: i}
+		}
+	}
+	for _, n := range s.existing {
+		for _, p := range n.placed {
+			out[p.index] = Placement{Pod: p.pod, Node: n.name, NodeClaim: -1}
+		}
+	}
 	return out
 }
 

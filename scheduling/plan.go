@@ -16,6 +16,20 @@ type Plan struct {
 	Summary         Summary             `json:"summary"`
 	// Traces hold the steps of the pods Options.Trace names.
 	Traces []PodTrace `json:"traces,omitempty"`
+	// Placements say where each pending pod of the solve went, in the order of Input.Pods
+	// (for Simulate: the cluster's pending pods, then those the change displaced, then those it
+	// added), so callers need no name lookups.
+	Placements []Placement `json:"-"`
+}
+
+// Placement is where one pending pod goes.
+type Placement struct {
+	Pod *corev1.Pod
+	// Node is the existing or new node the pod goes to, "" when it is unschedulable.
+	Node string
+	// NodeClaim is the index of the pod's new node in Plan.NodeClaims, -1 when the pod goes to
+	// an existing node or nowhere.
+	NodeClaim int
 }
 
 // PodTrace is the story of one pod's placement: each node and NodePool tried with the reason
@@ -85,4 +99,7 @@ type Summary struct {
 	NewNodes   int     `json:"newNodes"`
 	HourlyCost float64 `json:"hourlyCost"`
 	LowerBound float64 `json:"lowerBound"`
+	// NodeFixedCost is what the new nodes cost per hour beyond their instance prices
+	// (Options.NodeCost each), apart from HourlyCost and LowerBound.
+	NodeFixedCost float64 `json:"nodeFixedCost"`
 }

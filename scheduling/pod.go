@@ -44,6 +44,9 @@ type podInfo struct {
 	softRelaxed int
 	// matched are the groups that count this pod.
 	matched []*topology.Group
+	// unbalancing is set once the pod, after a round without progress, may unbalance a spread
+	// group it matches in a domain no declaring pod holds yet.
+	unbalancing bool
 	// eligible caches the eligible domains of each spread group for this pod.
 	eligible    map[*topology.Group][]string
 	activeCache []topology.Term

@@ -119,9 +119,3 @@ func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
 	}
 	return b.String()
 }
-
-// cheapestUnder is the lowest price any option can launch at under reqs, or 0 with none.
-func cheapestUnder(options []*typeOption, reqs requirements.Requirements) float64 {
-	c, _ := cheapestChoice(options, reqs)
-	return c.offering.Price
-}

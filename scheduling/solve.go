@@ -38,18 +38,33 @@ type solver struct {
 	existingFree, newFree *freeIndex
 	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
 	softTaints bool
+	// nodeCost is each new node's cost beyond its instance price.
+	nodeCost float64
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
 // node, or in Plan.Unschedulable with a reason. The error is only for unusable input (for
 // example a NodePool with an invalid requirement); a pod's own problems make it
-// unschedulable instead.
+// unschedulable instead. Solve is Prepare followed by one Simulate without a change.
 func Solve(in Input) (Plan, error) {
-	s, pods, unschedulable, err := newSolver(in)
+	c, err := Prepare(in)
+	if err != nil {
+		return Plan{}, err
+	}
+	return c.Simulate(Change{}, in.Options)
+}
+
+// solve runs one placement over the prepared parts.
+func solve(in Input, prep *prepared) (Plan, error) {
+	s, pods, unschedulable, err := newSolver(in, prep)
 	if err != nil {
 		return Plan{}, err
 	}
 	failed := s.schedule(pods)
+	for len(failed) > 0 && s.settleLimits() {
+		// Pods refused for limits may fit now that planned nodes hold only their chosen type.
+		failed = s.schedule(failed)
+	}
 	for _, p := range failed {
 		unschedulable = append(unschedulable, s.explainFailure(p))
 	}
@@ -59,6 +74,7 @@ func Solve(in Input) (Plan, error) {
 	s.assignNames()
 	plan := s.plan(len(in.Pods), unschedulable)
 	plan.Traces = s.traces(pods)
+	plan.Placements = s.placements(in.Pods, plan)
 	return plan, nil
 }
 
@@ -90,7 +106,7 @@ func (s *solver) traces(pods []*podInfo) []PodTrace {
 	return out
 }
 
-func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
+func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, error) {
 	opts := in.Options
 	if opts.PreferencePolicy == "" {
 		opts.PreferencePolicy = PreferencesRespect
@@ -111,10 +127,10 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	default:
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
-	s := &solver{opts: opts, dims: collectDims(in), claimNode: map[string]string{}, usedNames: map[string]bool{},
+	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, claimNode: map[string]string{}, usedNames: map[string]bool{},
 		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{}}
 	var err error
-	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims); err != nil {
+	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims, prep.runningRequests); err != nil {
 		return nil, nil, nil, err
 	}
 	s.scratch = make(resources.Vector, s.dims.Len())
@@ -124,10 +140,7 @@ func newSolver(in Input) (*solver, []*podInfo, []Unschedulable, error) {
 	for _, n := range s.existing {
 		s.usedNames[n.name] = true
 	}
-	daemons := newDaemons(in.DaemonSets, s.dims)
-	if s.pools, err = newPools(in.NodePools, s.dims, daemons, s.existing); err != nil {
-		return nil, nil, nil, err
-	}
+	s.pools = bindPools(prep.pools, s.existing, prep.daemons, s.dims)
 	var bound []*corev1.Pod
 	for _, en := range in.ExistingNodes {
 		bound = append(bound, en.Pods...)
@@ -239,6 +252,10 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 		if len(next) == 0 {
 			return nil
 		}
+		if !progress && s.topology.loosen(next) {
+			queue = next
+			continue
+		}
 		if !progress {
 			relaxed := false
 			for _, p := range next {
@@ -321,7 +338,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	for _, pool := range s.pools {
 		n, r := s.openNewNode(pool, p, explain || traced)
 		if !r.failed() {
-			s.newFree.add(n.free())
+			s.newFree.add(n.free(s.nodeCost))
 			s.nodes = append(s.nodes, n)
 			if traced {
 				p.note("opened a new node of nodepool %s: %d instance-type option(s), from $%.4f/h", pool.np.Name, len(n.options), n.price)

@@ -2,6 +2,7 @@ package scheduling_test
 
 import (
 	"fmt"
+	"math/rand"
 	"runtime"
 	"testing"
 
@@ -12,18 +13,32 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// diverseWorkload is five equal groups: plain; zonal spread (maxSkew 1, DoNotSchedule);
-// hostname spread; zonal self pod-affinity; hostname anti-affinity on a shared label.
+// diverseWorkload is shaped like Karpenter's scheduling benchmark (makeDiversePods): five
+// equal groups — plain; zonal spread (maxSkew 1, DoNotSchedule); hostname spread; required
+// zonal pod affinity; required hostname pod anti-affinity. Every pod carries a random value of
+// my-label and every rule selects a random value of it, independent of the pod's own, so a
+// rule counts pods of other groups and pods with no rule at all.
 func diverseWorkload(n int) []*corev1.Pod {
+	r := rand.New(rand.NewSource(int64(n)))
+	cpus := []string{"100m", "250m", "500m", "1", "1500m", "2"}
+	mems := []string{"128Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi"}
+	value := func() map[string]string { return map[string]string{"my-label": fmt.Sprintf("v%d", r.Intn(7))} }
 	out := make([]*corev1.Pod, 0, n)
-	for i := 0; i < n/5; i++ {
-		out = append(out,
-			tb.Pod(fmt.Sprintf("plain-%d", i)).CPU("500m").Memory("1Gi").Obj(),
-			tb.Pod(fmt.Sprintf("zonal-%d", i)).Label("app", "zonal").CPU("500m").Memory("1Gi").ZoneSpread(1).Obj(),
-			tb.Pod(fmt.Sprintf("hostspread-%d", i)).Label("app", "hostspread").CPU("500m").Memory("1Gi").HostnameSpread(1).Obj(),
-			tb.Pod(fmt.Sprintf("affine-%d", i)).Label("app", "affine").CPU("500m").Memory("1Gi").Affinity(zoneKey, map[string]string{"app": "affine"}).Obj(),
-			tb.Pod(fmt.Sprintf("anti-%d", i)).Label("shared", "anti").CPU("500m").Memory("1Gi").AntiAffinity(hostKey, map[string]string{"shared": "anti"}).Obj(),
-		)
+	for i := 0; i < n; i++ {
+		group := []string{"plain", "zonal", "hostspread", "affine", "anti"}[i%5]
+		b := tb.Pod(fmt.Sprintf("%s-%d", group, i/5)).Label("my-label", fmt.Sprintf("v%d", r.Intn(7))).
+			CPU(cpus[r.Intn(len(cpus))]).Memory(mems[r.Intn(len(mems))])
+		switch group {
+		case "zonal":
+			b.SpreadSelecting(zoneKey, 1, corev1.DoNotSchedule, value())
+		case "hostspread":
+			b.SpreadSelecting(hostKey, 1, corev1.DoNotSchedule, value())
+		case "affine":
+			b.Affinity(zoneKey, value())
+		case "anti":
+			b.AntiAffinity(hostKey, value())
+		}
+		out = append(out, b.Obj())
 	}
 	return out
 }
@@ -56,6 +71,7 @@ func benchmarkSolve(b *testing.B, pods []*corev1.Pod) {
 	b.ReportMetric(float64(plan.Summary.NewNodes), "nodes")
 	b.ReportMetric(plan.Summary.HourlyCost, "$/h")
 	b.ReportMetric(float64(len(plan.Unschedulable)), "unschedulable")
+	b.ReportMetric(plan.Summary.LowerBound, "bound$/h")
 }
 
 func BenchmarkTopologyDiverse(b *testing.B) {

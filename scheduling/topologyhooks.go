@@ -27,6 +27,39 @@ type topologyState struct {
 	poolDomains []map[string][]string
 	// existingDomains[key] are the values existing nodes carry.
 	existingDomains map[string]map[string]bool
+	// declaredFull[g] marks, for a hostname spread g, new nodes holding a pod that declares g
+	// and as many pods g counts as its maxSkew: no other pod g counts may join them.
+	declaredFull map[*topology.Group]*skipSet
+	// declarerDomains[g] is the union of the eligible domains of the pending pods declaring
+	// the required spread g (nil when none does): the skew a pod counted by g must keep is
+	// measured over them.
+	declarerDomains map[*topology.Group]*domainSet
+	// seeds[g] is the domain where a pod declaring the required affinity g, and matching it,
+	// started g's first domain; while it is g's only pod, pods g counts must join it there.
+	seeds map[*topology.Group]string
+	// seedsAllowed is set once a whole round placed nothing: only then may a pod start a
+	// self-affine group's first domain, so that pods it will count are placed first and the
+	// seed is not left alone by them.
+	seedsAllowed bool
+}
+
+// domainSet is a sorted set of domains that only grows.
+type domainSet struct {
+	seen   map[string]bool
+	sorted []string
+}
+
+func (d *domainSet) addAll(values []string) {
+	added := false
+	for _, v := range values {
+		if !d.seen[v] {
+			d.seen[v] = true
+			added = true
+		}
+	}
+	if added {
+		d.sorted = slices.Sorted(maps.Keys(d.seen))
+	}
 }
 
 // setupTopology derives every pending pod's terms and matched groups, counts the pods already
@@ -68,7 +101,8 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 		}
 	}
 	s.topology = &topologyState{tracker: tr, existingDomains: map[string]map[string]bool{},
-		full: map[*topology.Group]*skipSet{}, owned: map[*topology.Group]*skipSet{}, eligibleByClass: map[string][]string{}}
+		full: map[*topology.Group]*skipSet{}, owned: map[*topology.Group]*skipSet{}, eligibleByClass: map[string][]string{},
+		declaredFull: map[*topology.Group]*skipSet{}, declarerDomains: map[*topology.Group]*domainSet{}, seeds: map[*topology.Group]string{}}
 	if len(tr.Groups()) == 0 {
 		return kept, bad
 	}
@@ -103,6 +137,19 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 		s.topology.poolDomains[i] = map[string][]string{}
 		for k := range keys {
 			s.topology.poolDomains[i][k] = poolDomainValues(pool, k)
+		}
+	}
+	for _, p := range kept {
+		for _, t := range p.terms {
+			if !t.Required || t.Group.Kind != topology.Spread {
+				continue
+			}
+			set := s.topology.declarerDomains[t.Group]
+			if set == nil {
+				set = &domainSet{seen: map[string]bool{}}
+				s.topology.declarerDomains[t.Group] = set
+			}
+			set.addAll(s.eligibleDomains(p, t.Group))
 		}
 	}
 	return kept, bad
@@ -175,13 +222,13 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 	copied := false
 	for _, key := range p.ruleKeys(active) {
 		if key == requirements.LabelHostname {
-			if g := s.firstViolated(p, active, key, nv.name); g != nil {
+			if g := s.firstViolated(p, active, key, nv.name, nv); g != nil {
 				return nil, s.topologyRejection(p, g, []string{nv.name}, nv, explain)
 			}
 			continue
 		}
 		if single, ok := singleDomain(key, out, nv); ok {
-			if g := s.firstViolated(p, active, key, single); g != nil {
+			if g := s.firstViolated(p, active, key, single, nv); g != nil {
 				return nil, s.topologyRejection(p, g, []string{single}, nv, explain)
 			}
 			continue
@@ -190,7 +237,7 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		allowed := candidates[:0:0]
 		var failing *topology.Group
 		for _, v := range candidates {
-			if g := s.firstViolated(p, active, key, v); g != nil {
+			if g := s.firstViolated(p, active, key, v, nv); g != nil {
 				if failing == nil {
 					failing = g
 				}
@@ -312,8 +359,12 @@ func (s *solver) domainCandidates(key string, reqs requirements.Requirements, nv
 	return out
 }
 
-// firstViolated returns the first group whose rule forbids domain v for p, or nil.
-func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string) *topology.Group {
+// firstViolated returns the first group whose rule forbids domain v for p, or nil. Besides
+// p's own rules, it keeps the rules of pods already placed true in the plan's final state:
+// required anti-affinity selecting p, required spread counting p in a domain that holds a
+// declaring pod, and a self-affine seed still waiting for company. kube-scheduler checks only
+// the incoming pod's rules, but a plan must hold whatever the binding order.
+func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string, nv nodeView) *topology.Group {
 	for _, t := range active {
 		g := t.Group
 		if g.Key != key {
@@ -321,20 +372,83 @@ func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string
 		}
 		self := containsGroup(p.matched, g)
 		minCount := 0
-		if g.Kind == topology.Spread {
+		switch g.Kind {
+		case topology.Spread:
 			minCount = g.MinCount(s.eligibleDomains(p, g))
+		case topology.Affinity:
+			if t.Required && self && g.Total() == 0 && !s.topology.seedsAllowed {
+				return g
+			}
 		}
 		if !g.Allowed(v, self, minCount) {
 			return g
 		}
 	}
-	// The inverse rule: running or placed pods' required anti-affinity selecting p.
 	for _, g := range p.matched {
-		if g.Key == key && g.Kind == topology.AntiAffinity && g.Owners(v) > 0 {
-			return g
+		if g.Key != key {
+			continue
+		}
+		switch g.Kind {
+		case topology.AntiAffinity:
+			if g.Owners(v) > 0 {
+				return g
+			}
+		case topology.Spread:
+			if s.spreadBroken(p, g, v, nv) {
+				return g
+			}
+		case topology.Affinity:
+			if seed, ok := s.topology.seeds[g]; ok && g.Total() == 1 && v != seed {
+				return g
+			}
 		}
 	}
 	return nil
+}
+
+// loosen gives up, after a round without progress, the ordering rules that only serve to
+// place pods in a good order: first self-affine groups may start their first domain, then the
+// failing pods may unbalance spread groups where no declaring pod is yet. It reports whether
+// anything was loosened.
+func (ts *topologyState) loosen(failing []*podInfo) bool {
+	if ts == nil {
+		return false
+	}
+	if !ts.seedsAllowed {
+		ts.seedsAllowed = true
+		return true
+	}
+	loosened := false
+	for _, p := range failing {
+		if !p.unbalancing && len(p.matched) > 0 {
+			p.unbalancing = true
+			loosened = true
+			if p.trace != nil {
+				p.note("nothing could be placed in a whole round: may now unbalance spread groups it matches where no declaring pod is yet")
+			}
+		}
+	}
+	return loosened
+}
+
+// spreadBroken reports whether counting p in domain v would break the required spread g that
+// other pods declare: v holds a declaring pod, or (until p gives this up after a round without
+// progress) a declaring pod may still come to v, and v's count would exceed the least count
+// over the declaring pods' eligible domains by more than maxSkew. Keeping groups balanced
+// before their declaring pods arrive is what lets those pods be placed at all.
+func (s *solver) spreadBroken(p *podInfo, g *topology.Group, v string, nv nodeView) bool {
+	declared := s.topology.declarerDomains[g]
+	if declared == nil {
+		return false
+	}
+	if nv.existing != nil && !g.CountsOn(nv.existing.labels) {
+		return false
+	}
+	anticipated := g.Key != requirements.LabelHostname && !p.unbalancing && declared.seen[v]
+	if g.Owners(v) == 0 && !anticipated {
+		return false
+	}
+	return g.Count(v)+1-g.MinCount(declared.sorted) > int(g.MaxSkew)
 }
 
 // eligibleDomains are the domains a spread group's skew is measured over for p: values of the
@@ -543,12 +657,15 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 	}
 	active := p.activeTerms()
 	for _, g := range p.matched {
-		owner := g.Kind == topology.AntiAffinity && ownsRequired(active, g)
+		owner := (g.Kind == topology.AntiAffinity || g.Kind == topology.Spread) && ownsRequired(active, g)
 		counted := (existing != nil && g.CountsOn(existing.labels)) || (existing == nil && g.CountsOnNew(reqs))
 		if !counted && !owner {
 			continue
 		}
 		if d, ok := domain(g.Key); ok {
+			if g.Kind == topology.Affinity && g.Total() == 0 && ownsRequired(active, g) {
+				s.topology.seeds[g] = d
+			}
 			g.RecordIn(d, counted, owner)
 			if newIndex >= 0 && g.Key == requirements.LabelHostname {
 				s.topology.noteHostname(g, d, newIndex)
@@ -556,18 +673,19 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 		}
 	}
 	for _, t := range active {
-		if t.Group.Kind != topology.AntiAffinity || !t.Required || containsGroup(p.matched, t.Group) {
+		g := t.Group
+		if !t.Required || containsGroup(p.matched, g) || (g.Kind != topology.AntiAffinity && g.Kind != topology.Spread) {
 			continue
 		}
-		if d, ok := domain(t.Group.Key); ok {
-			t.Group.RecordIn(d, false, true)
-			if newIndex >= 0 && t.Group.Key == requirements.LabelHostname {
-				s.topology.noteHostname(t.Group, d, newIndex)
+		if d, ok := domain(g.Key); ok {
+			g.RecordIn(d, false, true)
+			if newIndex >= 0 && g.Key == requirements.LabelHostname {
+				s.topology.noteHostname(g, d, newIndex)
 			}
-		} else if t.Group.Key != requirements.LabelHostname && existing == nil {
+		} else if g.Kind == topology.AntiAffinity && g.Key != requirements.LabelHostname && existing == nil {
 			// Undecided: hold the term against every domain the node could still land in.
-			for _, v := range s.topology.poolDomainsFor(reqs, t.Group.Key) {
-				t.Group.RecordIn(v, false, true)
+			for _, v := range s.topology.poolDomainsFor(reqs, g.Key) {
+				g.RecordIn(v, false, true)
 			}
 		}
 	}
@@ -620,6 +738,9 @@ func (ts *topologyState) noteHostname(g *topology.Group, node string, i int) {
 	if g.Kind == topology.AntiAffinity && g.Owners(node) > 0 {
 		skipSetFor(ts.owned, g).block(i)
 	}
+	if g.Kind == topology.Spread && g.Owners(node) > 0 && g.Count(node) >= int(g.MaxSkew) {
+		skipSetFor(ts.declaredFull, g).block(i)
+	}
 }
 
 // hostnameSkip returns a skip set that rules out new nodes p cannot use because of a hostname
@@ -640,8 +761,16 @@ func (s *solver) hostnameSkip(p *podInfo) *skipSet {
 		}
 	}
 	for _, g := range p.matched {
-		if g.Key == requirements.LabelHostname && g.Kind == topology.AntiAffinity {
+		if g.Key != requirements.LabelHostname {
+			continue
+		}
+		switch g.Kind {
+		case topology.AntiAffinity:
 			if set := s.topology.owned[g]; set != nil {
+				return set
+			}
+		case topology.Spread:
+			if set := s.topology.declaredFull[g]; set != nil {
 				return set
 			}
 		}

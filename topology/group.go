@@ -58,7 +58,7 @@ type Group struct {
 	tracker    *Tracker
 
 	counts map[string]int // domain → matching pods
-	owners map[string]int // domain → pods holding this term as a required anti-affinity
+	owners map[string]int // domain → pods declaring this rule as required
 	total  int
 }
 
@@ -71,7 +71,8 @@ func (g *Group) Count(domain string) int { return g.counts[domain] }
 // Total is the number of matching pods recorded in any domain.
 func (g *Group) Total() int { return g.total }
 
-// Owners is the number of pods holding this anti-affinity term in a domain.
+// Owners is the number of pods in a domain that declare this group's rule as required
+// (anti-affinity or DoNotSchedule spread): the pods whose rule later pods must keep true.
 func (g *Group) Owners(domain string) int { return g.owners[domain] }
 
 // Matches reports whether the group counts pod: its namespace is selected and its labels match.

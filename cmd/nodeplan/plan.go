@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
@@ -75,19 +76,26 @@ func (f *inputFlags) config(stdin io.Reader) app.Config {
 }
 
 func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort]", planDescription, stderr)
+	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD]", planDescription, stderr)
 	in := addInputFlags(fs)
 	var explain, preferences, minValues string
 	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default)")
 	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "`policy` for preferred scheduling terms: Respect (relax them one at a time when a pod cannot be placed otherwise) or Ignore")
 	fs.StringVar(&minValues, "min-values", string(scheduling.MinValuesStrict), "`policy` for NodePool minValues: Strict (refuse nodes with fewer distinct values) or BestEffort (keep them, with a note)")
+	nodeCost := fs.Float64("node-cost", scheduling.DefaultNodeCost, "what each new node costs in `USD` per hour beyond its instance price (root volume, public IPv4); the default is a 20 GiB gp3 volume; 0 for none")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	if msg := in.check(); msg != "" {
 		return badFlag(stderr, fs, "%s", msg)
 	}
-	opts := scheduling.Options{PreferencePolicy: scheduling.PreferencePolicy(preferences), MinValuesPolicy: scheduling.MinValuesPolicy(minValues)}
+	if *nodeCost < 0 || math.IsNaN(*nodeCost) || math.IsInf(*nodeCost, 0) {
+		return badFlag(stderr, fs, "invalid --node-cost %v: use a price in USD per hour, 0 or more", *nodeCost)
+	}
+	opts := scheduling.Options{PreferencePolicy: scheduling.PreferencePolicy(preferences), MinValuesPolicy: scheduling.MinValuesPolicy(minValues), NodeCost: *nodeCost}
+	if *nodeCost == 0 {
+		opts.NodeCost = -1 // none
+	}
 	switch opts.PreferencePolicy {
 	case scheduling.PreferencesRespect, scheduling.PreferencesIgnore:
 	default:

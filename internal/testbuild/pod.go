@@ -127,6 +127,15 @@ func (b *PodBuilder) Spread(key string, maxSkew int32, when corev1.Unsatisfiable
 	return b
 }
 
+// SpreadSelecting adds a topology spread constraint over key selecting pods with these labels.
+func (b *PodBuilder) SpreadSelecting(key string, maxSkew int32, when corev1.UnsatisfiableConstraintAction, selector map[string]string) *PodBuilder {
+	b.pod.Spec.TopologySpreadConstraints = append(b.pod.Spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
+		MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: when,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: copyLabels(selector)},
+	})
+	return b
+}
+
 // ZoneSpread adds a DoNotSchedule zone spread over pods with this pod's labels.
 func (b *PodBuilder) ZoneSpread(maxSkew int32) *PodBuilder {
 	return b.Spread("topology.kubernetes.io/zone", maxSkew, corev1.DoNotSchedule)

@@ -1,0 +1,301 @@
+package scheduling
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
+
+// Cluster is an Input validated and prepared once (NodePools with their instance types and
+// DaemonSet overhead, the resource dimensions) for many what-if solves. Simulate never
+// changes it; Apply commits a change. A Cluster is not safe for concurrent use.
+type Cluster struct {
+	in   Input
+	prep *prepared
+}
+
+// prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
+type prepared struct {
+	dims    *resources.Dims
+	daemons []*daemon
+	pools   []*poolState
+	// runningRequests memoises what each running pod uses, filled as solves meet them.
+	runningRequests map[*corev1.Pod]resources.Vector
+}
+
+// Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
+// pending pods added. Pods displaced by the change are placed again with the pending ones.
+type Change struct {
+	// RemoveNodes names existing nodes to take away; their pods, other than DaemonSet pods and
+	// finished or terminating pods, are placed again.
+	RemoveNodes []string
+	// Cordon names existing nodes that take no new pods; their own pods stay.
+	Cordon []string
+	// Evict names running pods (namespace/name) taken off their nodes and placed again.
+	Evict []string
+	// AddPods are pending pods placed as well.
+	AddPods []*corev1.Pod
+}
+
+// Prepare validates in and precomputes what every solve over it shares. Its error is the one
+// Solve would return.
+func Prepare(in Input) (*Cluster, error) {
+	prep, err := prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{in: in, prep: prep}, nil
+}
+
+func prepare(in Input) (*prepared, error) {
+	dims := collectDims(in)
+	daemons := newDaemons(in.DaemonSets, dims)
+	pools, err := newPools(in.NodePools, dims, daemons)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}}, nil
+}
+
+// Simulate plans the cluster's pending pods, those the change displaces and those it adds,
+// as Solve would on the changed cluster. The Cluster is left as it was.
+func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
+	in, err := c.changed(change)
+	if err != nil {
+		return Plan{}, err
+	}
+	in.Options = opts
+	prep := c.prep
+	if !coversPods(prep.dims, change.AddPods) || !coversPods(prep.dims, displaced(c.in, change)) {
+		// A pod to place asks for a resource the prepared cluster has never seen.
+		if prep, err = prepare(in); err != nil {
+			return Plan{}, err
+		}
+	}
+	return solve(in, prep)
+}
+
+// Apply commits a change and the plan Simulate made for it: removed nodes and evicted pods
+// leave, the plan's new nodes join as nodes still starting, and placed pods run where the
+// plan put them. Pods the plan could not place stay pending.
+func (c *Cluster) Apply(change Change, plan Plan) error {
+	in, err := c.changed(change)
+	if err != nil {
+		return err
+	}
+	pending := map[string]*corev1.Pod{}
+	for _, p := range in.Pods {
+		pending[podKey(p)] = p
+	}
+	take := func(keys []string, where string) ([]*corev1.Pod, error) {
+		out := make([]*corev1.Pod, 0, len(keys))
+		for _, k := range keys {
+			p, ok := pending[k]
+			if !ok {
+				return nil, fmt.Errorf("apply: plan puts pod %s on %s, but it is not pending in the changed cluster", k, where)
+			}
+			delete(pending, k)
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	byName := map[string]*ExistingNode{}
+	nodes := make([]*ExistingNode, 0, len(in.ExistingNodes)+len(plan.NodeClaims))
+	for _, en := range in.ExistingNodes {
+		copied := *en // the caller's ExistingNode values are never modified
+		nodes = append(nodes, &copied)
+		byName[en.Node.Name] = &copied
+	}
+	in.ExistingNodes = nodes
+	for _, placement := range plan.ExistingNodes {
+		en, ok := byName[placement.Name]
+		if !ok {
+			return fmt.Errorf("apply: plan places pods on node %q, which the changed cluster does not have", placement.Name)
+		}
+		pods, err := take(placement.Pods, placement.Name)
+		if err != nil {
+			return err
+		}
+		en.Pods = append(slices.Clip(en.Pods), pods...)
+	}
+	for _, nc := range plan.NodeClaims {
+		if _, taken := byName[nc.Name]; taken {
+			return fmt.Errorf("apply: new node %q has the name of an existing node", nc.Name)
+		}
+		pods, err := take(nc.Pods, nc.Name)
+		if err != nil {
+			return err
+		}
+		en := &ExistingNode{Node: nodeFromClaim(nc), Pods: pods, NodePool: nc.NodePool}
+		in.ExistingNodes = append(in.ExistingNodes, en)
+		byName[nc.Name] = en
+	}
+	in.Pods = in.Pods[:0:0]
+	for _, p := range c.in.Pods {
+		if _, still := pending[podKey(p)]; still {
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	for _, p := range change.AddPods {
+		if _, still := pending[podKey(p)]; still {
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	for _, p := range displaced(c.in, change) {
+		if _, still := pending[podKey(p)]; still {
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	prep, err := prepare(in)
+	if err != nil {
+		return err
+	}
+	c.in, c.prep = in, prep
+	return nil
+}
+
+// changed returns the cluster's input with the change made: new ExistingNode values (the
+// Cluster's own are never modified) and the displaced and added pods pending.
+func (c *Cluster) changed(change Change) (Input, error) {
+	in := c.in
+	if len(change.RemoveNodes) == 0 && len(change.Cordon) == 0 && len(change.Evict) == 0 && len(change.AddPods) == 0 {
+		return in, nil
+	}
+	known := map[string]bool{}
+	runningPods := map[string]bool{}
+	for _, en := range c.in.ExistingNodes {
+		if en == nil || en.Node == nil {
+			continue
+		}
+		known[en.Node.Name] = true
+		for _, p := range en.Pods {
+			if p != nil {
+				runningPods[podKey(p)] = true
+			}
+		}
+	}
+	for _, list := range [][]string{change.RemoveNodes, change.Cordon} {
+		for _, name := range list {
+			if !known[name] {
+				return Input{}, fmt.Errorf("change: node %q is not in the cluster", name)
+			}
+		}
+	}
+	for _, k := range change.Evict {
+		if !runningPods[k] {
+			return Input{}, fmt.Errorf("change: pod %s does not run on any node of the cluster", k)
+		}
+	}
+	removed, cordoned, evicted := toSet(change.RemoveNodes), toSet(change.Cordon), toSet(change.Evict)
+	in.ExistingNodes = make([]*ExistingNode, 0, len(c.in.ExistingNodes))
+	for _, en := range c.in.ExistingNodes {
+		if en == nil || en.Node == nil {
+			in.ExistingNodes = append(in.ExistingNodes, en)
+			continue
+		}
+		if removed[en.Node.Name] {
+			continue
+		}
+		copied := *en
+		if cordoned[en.Node.Name] {
+			node := *en.Node
+			node.Spec = *en.Node.Spec.DeepCopy()
+			node.Spec.Unschedulable = true
+			copied.Node = &node
+		}
+		if len(evicted) > 0 {
+			copied.Pods = make([]*corev1.Pod, 0, len(en.Pods))
+			for _, p := range en.Pods {
+				if p == nil || !evicted[podKey(p)] {
+					copied.Pods = append(copied.Pods, p)
+				}
+			}
+		}
+		in.ExistingNodes = append(in.ExistingNodes, &copied)
+	}
+	in.Pods = append(append(slices.Clip(c.in.Pods), displaced(c.in, change)...), change.AddPods...)
+	return in, nil
+}
+
+// displaced lists the pods a change takes off their nodes, in node then pod order.
+func displaced(in Input, change Change) []*corev1.Pod {
+	removed, evicted := toSet(change.RemoveNodes), toSet(change.Evict)
+	var out []*corev1.Pod
+	for _, en := range in.ExistingNodes {
+		if en == nil || en.Node == nil {
+			continue
+		}
+		for _, p := range en.Pods {
+			if p == nil {
+				continue
+			}
+			switch {
+			case evicted[podKey(p)]:
+				out = append(out, p)
+			case removed[en.Node.Name] && !isTerminal(p) && p.DeletionTimestamp == nil && !ownedByDaemonSet(p):
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func ownedByDaemonSet(p *corev1.Pod) bool {
+	for _, ref := range p.OwnerReferences {
+		if ref.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeFromClaim builds the Node a planned NodeClaim becomes.
+func nodeFromClaim(nc NodeClaim) *corev1.Node {
+	node := &corev1.Node{}
+	node.Name = nc.Name
+	node.Labels = nc.Labels
+	node.Spec.Taints = append(slices.Clip(nc.Taints), nc.StartupTaints...)
+	node.Status.Capacity = nc.Capacity
+	node.Status.Allocatable = nc.Allocatable
+	return node
+}
+
+func toSet(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}
+
+// coversPods reports whether every resource the pods ask for is one of the dimensions.
+func coversPods(dims *resources.Dims, pods []*corev1.Pod) bool {
+	covers := func(l corev1.ResourceList) bool {
+		for name := range l {
+			if _, ok := dims.Index(name); !ok && name != "nodes" {
+				return false
+			}
+		}
+		return true
+	}
+	for _, p := range pods {
+		if p == nil {
+			continue
+		}
+		spec := &p.Spec
+		if !covers(spec.Overhead) || (spec.Resources != nil && !covers(spec.Resources.Requests)) {
+			return false
+		}
+		for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+			for _, c := range cs {
+				if !covers(c.Resources.Requests) || !covers(c.Resources.Limits) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,109 @@
+package scheduling_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	tb "github.com/nodeplan/nodeplan/internal/testbuild"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// twoNodeCluster has two existing c4-sized nodes of the default NodePool, each running one
+// web replica, and one pending replica.
+func twoNodeCluster() scheduling.Input {
+	web := func(name string) *corev1.Pod { return tb.Pod(name).Label("app", "web").CPU("1").Obj() }
+	return scheduling.Input{
+		Pods:      []*corev1.Pod{web("web-2")},
+		NodePools: pools(tb.NodePool("default", c4()).Obj()),
+		ExistingNodes: nodes(
+			tb.Node("n1", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Pods(web("web-0")).Obj(),
+			tb.Node("n2", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Pods(web("web-1")).Obj(),
+		),
+	}
+}
+
+func TestSimulate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change scheduling.Change
+		want   []string
+	}{{
+		name: "no change is Solve",
+		want: []string{"existing n1: web-2"},
+	}, {
+		name:   "a removed node's pods are placed again",
+		change: scheduling.Change{RemoveNodes: []string{"n1"}},
+		want:   []string{"existing n2: web-0 web-2"},
+	}, {
+		name:   "a cordoned node takes no pod",
+		change: scheduling.Change{Cordon: []string{"n1"}},
+		want:   []string{"existing n2: web-2"},
+	}, {
+		name:   "evicted and added pods are placed with the pending ones, largest first",
+		change: scheduling.Change{Evict: []string{"default/web-1"}, AddPods: []*corev1.Pod{tb.Pod("big").CPU("3500m").Obj()}, Cordon: []string{"n1"}},
+		want:   []string{"default-1 c4 us-west-2a spot: web-1 web-2", "existing n2: big"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := twoNodeCluster()
+			c, err := scheduling.Prepare(in)
+			require.NoError(t, err)
+			before, err := c.Simulate(scheduling.Change{}, scheduling.Options{})
+			require.NoError(t, err)
+			plan, err := c.Simulate(tc.change, scheduling.Options{})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, render(plan))
+			for _, pl := range plan.Placements {
+				require.NotEmpty(t, pl.Node, "every pod of these changes is placed")
+				if pl.NodeClaim >= 0 {
+					require.Contains(t, plan.NodeClaims[pl.NodeClaim].Pods, "default/"+pl.Pod.Name)
+				}
+			}
+			again, err := c.Simulate(tc.change, scheduling.Options{})
+			require.NoError(t, err)
+			require.Equal(t, plan, again, "the same change gives the same plan")
+			after, err := c.Simulate(scheduling.Change{}, scheduling.Options{})
+			require.NoError(t, err)
+			require.Equal(t, before, after, "Simulate leaves the cluster as it was")
+			require.Equal(t, twoNodeCluster(), in, "the input is not modified")
+		})
+	}
+}
+
+func TestSimulateUnknownNames(t *testing.T) {
+	c, err := scheduling.Prepare(twoNodeCluster())
+	require.NoError(t, err)
+	_, err = c.Simulate(scheduling.Change{RemoveNodes: []string{"n9"}}, scheduling.Options{})
+	require.EqualError(t, err, `change: node "n9" is not in the cluster`)
+	_, err = c.Simulate(scheduling.Change{Evict: []string{"default/ghost"}}, scheduling.Options{})
+	require.EqualError(t, err, "change: pod default/ghost does not run on any node of the cluster")
+}
+
+func TestSimulateAddedPodWithANewResource(t *testing.T) {
+	c, err := scheduling.Prepare(twoNodeCluster())
+	require.NoError(t, err)
+	plan, err := c.Simulate(scheduling.Change{AddPods: []*corev1.Pod{tb.Pod("train").CPU("1").GPU("1").Obj()}}, scheduling.Options{})
+	require.NoError(t, err)
+	u, found := unschedulable(plan, "train")
+	require.True(t, found, "no node or type has a GPU: %v", render(plan))
+	require.Equal(t, scheduling.ConstraintResources, u.Constraint)
+}
+
+func TestApply(t *testing.T) {
+	c, err := scheduling.Prepare(twoNodeCluster())
+	require.NoError(t, err)
+	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}}
+	plan, err := c.Simulate(change, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"default-1 c4 us-west-2a spot: web-0 web-1 web-2"}, render(plan))
+	require.NoError(t, c.Apply(change, plan))
+
+	// The planned node now runs the three replicas: nothing is pending, and a new pod that
+	// still fits joins it.
+	next, err := c.Simulate(scheduling.Change{AddPods: []*corev1.Pod{tb.Pod("small").CPU("100m").Obj()}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"existing default-1: small"}, render(next))
+	_, err = c.Simulate(scheduling.Change{RemoveNodes: []string{"n1"}}, scheduling.Options{})
+	require.EqualError(t, err, `change: node "n1" is not in the cluster`)
+}
