@@ -100,16 +100,12 @@ func (r Result) Summary() string {
 
 // Plan checks plan, which scheduling.Solve returned for in, with kube-scheduler's plugins
 // against the finished state the plan leaves (see the package documentation). The error is for
-// a framework that cannot be built or a state that cannot be assembled; a plan's faults are
-// Failures.
+// a framework that cannot be built or run; a plan's faults are Failures.
 func Plan(in scheduling.Input, plan scheduling.Plan) (Result, error) {
 	var res Result
 	res.Failures = accounting(in, plan)
 
-	st, err := newState(in, plan)
-	if err != nil {
-		return res, err
-	}
+	st := newState(in, plan)
 	res.Failures = append(res.Failures, st.labelFailures...)
 	res.Nodes, res.NewNodes, res.VirtualNodes = len(st.nodes), len(plan.NodeClaims), st.virtualNodes
 	res.Pods, res.DaemonPods = len(st.pods), st.daemonPods

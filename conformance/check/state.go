@@ -56,7 +56,7 @@ type state struct {
 	labelFailures            []Failure
 }
 
-func newState(in scheduling.Input, plan scheduling.Plan) (*state, error) {
+func newState(in scheduling.Input, plan scheduling.Plan) *state {
 	st := &state{}
 	pools := map[string]*scheduling.NodePool{}
 	for _, np := range in.NodePools {
@@ -197,7 +197,7 @@ func newState(in scheduling.Input, plan scheduling.Plan) (*state, error) {
 
 	st.objects = append(st.objects, namespaces(in, st.pods)...)
 	st.objects = append(st.objects, volumeObjects(in)...)
-	return st, nil
+	return st
 }
 
 // csiDrivers returns the zone labels of the CSI drivers the input's volumes and classes use.
