@@ -25,8 +25,10 @@ type prepared struct {
 	dims    *resources.Dims
 	daemons []*daemon
 	pools   []*poolState
-	// runningRequests memoises what each running pod uses, filled as solves meet them.
+	// runningRequests memoises what each running pod uses, and existing each node's
+	// conversion, filled as solves meet them.
 	runningRequests map[*corev1.Pod]resources.Vector
+	existing        map[*ExistingNode]*existingNode
 }
 
 // Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
@@ -64,7 +66,18 @@ func prepare(in Input) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}}, nil
+	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{}}
+	for _, en := range in.ExistingNodes {
+		if en == nil || en.Node == nil || en.Node.Name == "" {
+			continue // newExistingNodes names the problem
+		}
+		n, err := newExistingNode(en, dims, prep.runningRequests)
+		if err != nil {
+			return nil, err
+		}
+		prep.existing[en] = n
+	}
+	return prep, nil
 }
 
 // Simulate plans the cluster's pending pods, those the change displaces and those it adds,
@@ -220,6 +233,9 @@ func (c *Cluster) changed(change Change) (Input, error) {
 			continue
 		}
 		known[en.Node.Name] = true
+		if len(change.Evict) == 0 {
+			continue
+		}
 		for _, p := range en.Pods {
 			if p != nil {
 				runningPods[podKey(p)] = true
@@ -248,6 +264,11 @@ func (c *Cluster) changed(change Change) (Input, error) {
 		if removed[en.Node.Name] {
 			continue
 		}
+		loses := evictsFrom(en, evicted)
+		if !cordoned[en.Node.Name] && !loses {
+			in.ExistingNodes = append(in.ExistingNodes, en) // unchanged: its conversion is reused
+			continue
+		}
 		copied := *en
 		if cordoned[en.Node.Name] {
 			node := *en.Node
@@ -255,7 +276,7 @@ func (c *Cluster) changed(change Change) (Input, error) {
 			node.Spec.Unschedulable = true
 			copied.Node = &node
 		}
-		if len(evicted) > 0 {
+		if loses {
 			copied.Pods = make([]*corev1.Pod, 0, len(en.Pods))
 			for _, p := range en.Pods {
 				if p == nil || !evicted[podKey(p)] {
@@ -269,12 +290,25 @@ func (c *Cluster) changed(change Change) (Input, error) {
 	return in, nil
 }
 
+// evictsFrom reports whether the node runs one of the evicted pods.
+func evictsFrom(en *ExistingNode, evicted map[string]bool) bool {
+	if len(evicted) == 0 {
+		return false
+	}
+	for _, p := range en.Pods {
+		if p != nil && evicted[podKey(p)] {
+			return true
+		}
+	}
+	return false
+}
+
 // displaced lists the pods a change takes off their nodes, in node then pod order.
 func displaced(in Input, change Change) []*corev1.Pod {
 	removed, evicted := toSet(change.RemoveNodes), toSet(change.Evict)
 	var out []*corev1.Pod
 	for _, en := range in.ExistingNodes {
-		if en == nil || en.Node == nil {
+		if en == nil || en.Node == nil || (!removed[en.Node.Name] && len(evicted) == 0) {
 			continue
 		}
 		for _, p := range en.Pods {

@@ -13,13 +13,15 @@ import (
 
 // thousandNodes is a cluster of 1,000 m5.xlarge-sized nodes of one NodePool over the us-west-2
 // catalog, each running 11 pods.
-func thousandNodes(b *testing.B) scheduling.Input {
+func thousandNodes(b *testing.B) scheduling.Input { return clusterOf(b, 1000) }
+
+func clusterOf(b *testing.B, count int) scheduling.Input {
 	cat, err := aws.Catalog("us-west-2")
 	if err != nil {
 		b.Fatal(err)
 	}
 	var ens []*scheduling.ExistingNode
-	for i := 0; i < 1000; i++ {
+	for i := 0; i < count; i++ {
 		var running []*corev1.Pod
 		for j := 0; j < 11; j++ {
 			running = append(running, tb.Pod(fmt.Sprintf("app-%d-%d", i, j)).CPU("300m").Memory("1Gi").Obj())
@@ -57,6 +59,21 @@ func BenchmarkSolveRemoveNode(b *testing.B) {
 			b.Fatal(err)
 		}
 		if _, err := c.Simulate(scheduling.Change{RemoveNodes: []string{fmt.Sprintf("node-%04d", i%1000)}}, scheduling.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSimulateRemoveNode5000 is the same what-if on 5,000 nodes and 55,000 pods.
+func BenchmarkSimulateRemoveNode5000(b *testing.B) {
+	c, err := scheduling.Prepare(clusterOf(b, 5000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Simulate(scheduling.Change{RemoveNodes: []string{fmt.Sprintf("node-%04d", i%5000)}}, scheduling.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,11 +41,12 @@ func (n *existingNode) free() resources.Vector {
 	return f
 }
 
-// newExistingNodes converts the cluster's nodes. requests memoises what each running pod uses
-// (its requests plus one pod) across the solves of a prepared Cluster.
-func newExistingNodes(in []*ExistingNode, dims *resources.Dims, requests map[*corev1.Pod]resources.Vector) ([]*existingNode, error) {
-	var out []*existingNode
-	seen := map[string]bool{}
+// newExistingNodes converts the cluster's nodes for one solve. The Cluster's own nodes were
+// converted once by prepare (prep.existing, never modified) and a solve works on cheap copies;
+// nodes a change altered are converted anew.
+func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared) ([]*existingNode, error) {
+	out := make([]*existingNode, 0, len(in))
+	seen := make(map[string]bool, len(in))
 	for i, en := range in {
 		if en == nil || en.Node == nil {
 			return nil, fmt.Errorf("existingNodes[%d]: node is nil", i)
@@ -57,76 +59,17 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, requests map[*co
 			return nil, fmt.Errorf("existing node %q is given twice", name)
 		}
 		seen[name] = true
-		labels := map[string]string{}
-		for k, v := range en.Node.Labels {
-			labels[requirements.NormalizeKey(k)] = v
-		}
-		if _, ok := labels[requirements.LabelHostname]; !ok {
-			labels[requirements.LabelHostname] = name
-		}
-		for _, part := range []struct {
-			field string
-			list  corev1.ResourceList
-		}{{"status.capacity", en.Node.Status.Capacity}, {"status.allocatable", en.Node.Status.Allocatable}} {
-			if res, err := resources.CheckList(part.list); err != nil {
-				return nil, fmt.Errorf("existing node %q: %s.%s: %w", name, part.field, res, err)
+		tmpl, ok := prep.existing[en]
+		if !ok {
+			var err error
+			if tmpl, err = newExistingNode(en, dims, prep.runningRequests); err != nil {
+				return nil, err
 			}
 		}
-		alloc := en.Node.Status.Allocatable
-		if len(alloc) == 0 {
-			alloc = en.Node.Status.Capacity
-		}
-		capacity := en.Node.Status.Capacity
-		if len(capacity) == 0 {
-			capacity = alloc
-		}
-		n := &existingNode{
-			name:        name,
-			node:        en.Node,
-			nodePool:    en.NodePool,
-			initialized: en.Initialized,
-			labels:      labels,
-			reqs:        requirements.FromLabels(labels),
-			taints:      startingTaints(en),
-			capacity:    dims.Vector(capacity),
-			allocatable: dims.Vector(alloc),
-			used:        make(resources.Vector, dims.Len()),
-			attach:      volume.NewAttachCounter(),
-			attachLimit: en.VolumeAttachLimits,
-		}
-		if n.nodePool == "" {
-			n.nodePool = labels[requirements.LabelNodePool]
-		}
-		for _, pod := range en.Pods {
-			if pod == nil || isTerminal(pod) {
-				continue
-			}
-			v, known := requests[pod]
-			if !known {
-				var err error
-				if v, err = podRequests(pod, dims); err != nil {
-					// A running pod's negative request is kept as it is: the pod runs.
-					v = dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
-					v[resources.Pods] = 1000
-				}
-				requests[pod] = v
-			}
-			n.used.Add(v)
-			n.ports = append(n.ports, podHostPorts(pod)...)
-			for _, ref := range pod.OwnerReferences {
-				if ref.Kind == "DaemonSet" {
-					if n.daemonSets == nil {
-						n.daemonSets = map[string]bool{}
-					}
-					n.daemonSets[pod.Namespace+"/"+ref.Name] = true
-				}
-			}
-		}
-		if en.Node.Spec.Unschedulable {
-			// A cordoned node takes no new pods; model it as full.
-			n.allocatable = make(resources.Vector, dims.Len())
-		}
-		out = append(out, n)
+		n := *tmpl
+		n.used = tmpl.used.Clone()
+		n.ports = slices.Clip(tmpl.ports)
+		out = append(out, &n)
 	}
 	// Initialized nodes first, then nodes still starting; by name within each group.
 	sort.SliceStable(out, func(i, j int) bool {
@@ -136,6 +79,82 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, requests map[*co
 		return out[i].name < out[j].name
 	})
 	return out, nil
+}
+
+// newExistingNode converts one node. requests memoises what each running pod uses (its
+// requests plus one pod).
+func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev1.Pod]resources.Vector) (*existingNode, error) {
+	name := en.Node.Name
+	labels := map[string]string{}
+	for k, v := range en.Node.Labels {
+		labels[requirements.NormalizeKey(k)] = v
+	}
+	if _, ok := labels[requirements.LabelHostname]; !ok {
+		labels[requirements.LabelHostname] = name
+	}
+	for _, part := range []struct {
+		field string
+		list  corev1.ResourceList
+	}{{"status.capacity", en.Node.Status.Capacity}, {"status.allocatable", en.Node.Status.Allocatable}} {
+		if res, err := resources.CheckList(part.list); err != nil {
+			return nil, fmt.Errorf("existing node %q: %s.%s: %w", name, part.field, res, err)
+		}
+	}
+	alloc := en.Node.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = en.Node.Status.Capacity
+	}
+	capacity := en.Node.Status.Capacity
+	if len(capacity) == 0 {
+		capacity = alloc
+	}
+	n := &existingNode{
+		name:        name,
+		node:        en.Node,
+		nodePool:    en.NodePool,
+		initialized: en.Initialized,
+		labels:      labels,
+		reqs:        requirements.FromLabels(labels),
+		taints:      startingTaints(en),
+		capacity:    dims.Vector(capacity),
+		allocatable: dims.Vector(alloc),
+		used:        make(resources.Vector, dims.Len()),
+		attach:      volume.NewAttachCounter(),
+		attachLimit: en.VolumeAttachLimits,
+	}
+	if n.nodePool == "" {
+		n.nodePool = labels[requirements.LabelNodePool]
+	}
+	for _, pod := range en.Pods {
+		if pod == nil || isTerminal(pod) {
+			continue
+		}
+		v, known := requests[pod]
+		if !known {
+			var err error
+			if v, err = podRequests(pod, dims); err != nil {
+				// A running pod's negative request is kept as it is: the pod runs.
+				v = dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+				v[resources.Pods] = 1000
+			}
+			requests[pod] = v
+		}
+		n.used.Add(v)
+		n.ports = append(n.ports, podHostPorts(pod)...)
+		for _, ref := range pod.OwnerReferences {
+			if ref.Kind == "DaemonSet" {
+				if n.daemonSets == nil {
+					n.daemonSets = map[string]bool{}
+				}
+				n.daemonSets[pod.Namespace+"/"+ref.Name] = true
+			}
+		}
+	}
+	if en.Node.Spec.Unschedulable {
+		// A cordoned node takes no new pods; model it as full.
+		n.allocatable = make(resources.Vector, dims.Len())
+	}
+	return n, nil
 }
 
 // ephemeralTaints are taints a starting node carries until it is ready; Karpenter expects

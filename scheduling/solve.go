@@ -130,7 +130,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, claimNode: map[string]string{}, usedNames: map[string]bool{},
 		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{}}
 	var err error
-	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims, prep.runningRequests); err != nil {
+	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims, prep); err != nil {
 		return nil, nil, nil, err
 	}
 	s.scratch = make(resources.Vector, s.dims.Len())

@@ -81,23 +81,15 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 		p.terms = terms
 		kept = append(kept, p)
 	}
-	type running struct {
-		pod   *corev1.Pod
-		terms []topology.Term
-		node  *existingNode
-	}
-	var runningPods []running
-	byName := map[string]*existingNode{}
-	for _, n := range s.existing {
-		byName[n.name] = n
-	}
+	// Running pods' required anti-affinity constrains pending pods (kube-scheduler's inverse
+	// check) and may add groups, so it is read before deciding whether there are any; then,
+	// only if there are, every running pod is counted.
+	running := func(pod *corev1.Pod) bool { return pod != nil && !isTerminal(pod) && pod.DeletionTimestamp == nil }
 	for _, en := range in.ExistingNodes {
-		n := byName[en.Node.Name]
 		for _, pod := range en.Pods {
-			if pod == nil || isTerminal(pod) || pod.DeletionTimestamp != nil {
-				continue
+			if running(pod) && hasRequiredAntiAffinity(pod) {
+				tr.AntiAffinityTerms(pod)
 			}
-			runningPods = append(runningPods, running{pod: pod, terms: tr.AntiAffinityTerms(pod), node: n})
 		}
 	}
 	s.topology = &topologyState{tracker: tr, existingDomains: map[string]map[string]bool{},
@@ -106,8 +98,22 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 	if len(tr.Groups()) == 0 {
 		return kept, bad
 	}
-	for _, r := range runningPods {
-		tr.RecordOnNode(r.pod, r.terms, r.node.labels)
+	byName := make(map[string]*existingNode, len(s.existing))
+	for _, n := range s.existing {
+		byName[n.name] = n
+	}
+	for _, en := range in.ExistingNodes {
+		n := byName[en.Node.Name]
+		for _, pod := range en.Pods {
+			if !running(pod) {
+				continue
+			}
+			var terms []topology.Term
+			if hasRequiredAntiAffinity(pod) {
+				terms = tr.AntiAffinityTerms(pod)
+			}
+			tr.RecordOnNode(pod, terms, n.labels)
+		}
 	}
 	for _, p := range kept {
 		for _, g := range tr.Groups() {
@@ -920,4 +926,10 @@ func requiredOnly(terms []topology.Term) []topology.Term {
 		}
 	}
 	return terms
+}
+
+// hasRequiredAntiAffinity reports whether the pod declares required pod anti-affinity.
+func hasRequiredAntiAffinity(pod *corev1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }

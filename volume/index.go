@@ -105,7 +105,7 @@ func NewIndex(claims []*corev1.PersistentVolumeClaim, pvs []*corev1.PersistentVo
 func (ix *Index) indexBoundPods(pods []*corev1.Pod) {
 	perNode := map[string]map[string]Claim{}
 	for _, pod := range pods {
-		if pod == nil || pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		if pod == nil || len(pod.Spec.Volumes) == 0 || pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		ns := namespaceOf(pod)
