@@ -83,7 +83,7 @@ func TestPlanExitCodes(t *testing.T) {
 		{"zones of two regions", []string{"plan", "-f", "testdata/two-regions.yaml"}, exitInput,
 			[]string{"several regions", "eu-west-1 (Node ip-10-1-0-1)", "us-west-2 (Pod default/web)", "--region"}},
 		{"no -f", []string{"plan"}, exitUsage, []string{"no input: give manifests with -f PATH", `Run "nodeplan plan -h"`}},
-		{"bad -o", []string{"plan", "-f", smallCluster, "-o", "wide"}, exitUsage, []string{`invalid -o "wide"`}},
+		{"bad -o", []string{"plan", "-f", smallCluster, "-o", "wide"}, exitUsage, []string{`invalid -o "wide": use table, json, yaml or html`}},
 		{"bad --preferences", []string{"plan", "-f", smallCluster, "--preferences", "Maybe"}, exitUsage, []string{`invalid --preferences "Maybe"`, "Respect or Ignore"}},
 		{"bad --min-values", []string{"plan", "-f", smallCluster, "--min-values", "strict"}, exitUsage, []string{`invalid --min-values "strict"`}},
 		{"unknown flag", []string{"plan", "-f", smallCluster, "--nope"}, exitUsage, []string{"flag provided but not defined: -nope"}},
@@ -216,4 +216,23 @@ spec:
 	code, stdout, stderr = nodeplanStdin(pod, "plan", "-f", "-", "--region", "us-west-2")
 	require.Equal(t, exitOK, code, stderr)
 	require.Contains(t, stdout, "default/web   NodeAffinity")
+}
+
+// -o html writes one page for plan and consolidate; --explain still explains.
+func TestHTMLOutput(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := nodeplan("plan", "-f", statefulEBS, "-o", "html")
+	require.Equal(t, exitOK, code, stderr)
+	require.True(t, strings.HasPrefix(stdout, "<!DOCTYPE html>\n"))
+	require.Contains(t, stdout, `data-node="default-1"`)
+	require.True(t, strings.HasSuffix(stdout, "</html>\n"))
+
+	code, stdout, stderr = nodeplan("consolidate", "-f", scaledToZero, "--now", "2026-01-12T10:00:00Z", "-o", "html")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "<title>nodeplan consolidate</title>")
+	require.Contains(t, stdout, `<figure class="node removed"`)
+
+	code, stdout, _ = nodeplan("plan", "-f", statefulEBS, "-o", "html", "--explain", "shop/catalog-1")
+	require.Equal(t, exitOK, code)
+	require.True(t, strings.HasPrefix(stdout, "Pod shop/catalog-1\n"))
 }
