@@ -69,6 +69,7 @@ const (
 	maxBoxW, maxBoxH = 220, 150 // the largest node's box, in pixels
 	minBox           = 28
 	minPod           = 2.0
+	tinyPod          = 6.0
 	daemonFill       = "#b8bcc2"
 	noZone           = "(no zone)"
 )
@@ -159,6 +160,9 @@ func drawNode(n drawnNode, sc scale) nodeBox {
 		fill := workloadColor(wl)
 		if class == "daemon" {
 			fill = daemonFill
+		}
+		if w < tinyPod || h < tinyPod {
+			class += " tiny" // no outline, or the outline would hide the pod
 		}
 		b.Pods = append(b.Pods, podRect{
 			Key: podKey(p), Workload: workloadID(wl), WorkloadLabel: workloadLabel(wl),
