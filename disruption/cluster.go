@@ -159,7 +159,10 @@ func (c *cluster) refresh(n *simNode) {
 		VolumeAttachLimits: n.attach,
 	}
 	if foldedPods > 0 {
-		smaller := alloc.DeepCopy()
+		smaller := corev1.ResourceList{} // alloc may be nil: a node whose status lists neither
+		for name, q := range alloc {
+			smaller[name] = q.DeepCopy()
+		}
 		for name, q := range folded {
 			if a, ok := smaller[name]; ok {
 				a.Sub(q)

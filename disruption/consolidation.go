@@ -24,7 +24,7 @@ const priceEpsilon = 1e-9
 // are Emptiness's, under the Empty budget.
 func (d *decider) consolidationCandidates() []*nodeState {
 	return d.ranked(func(n *nodeState) bool {
-		return !n.acted && !n.empty() && n.hard == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == "" && n.underutilized == ""
+		return !n.acted && !n.empty() && n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == "" && n.underutilized == "" && n.unpriced == ""
 	})
 }
 
@@ -63,6 +63,20 @@ func (d *decider) check(o *outcome) string {
 	if limit := sameTypeLimit(o); o.cost >= limit-priceEpsilon {
 		return fmt.Sprintf("the replacement costs $%.4f/h, not less than a candidate of one of its own instance types ($%.4f/h): keeping that node is better", o.cost, limit)
 	}
+	if allSpot {
+		for _, r := range o.replacements {
+			if r.CapacityType != requirements.CapacityTypeSpot && d.poolAllows(r.NodePool, requirements.LabelCapacityType, requirements.CapacityTypeSpot) {
+				return fmt.Sprintf("its replacement would be %s %s, but spot nodes are replaced only by spot while their NodePool allows spot (Karpenter's rule)", r.CapacityType, r.InstanceType)
+			}
+		}
+	}
+	worst := 0.0
+	for _, r := range o.replacements {
+		worst += d.worstLaunchPrice(r.NodePool, r.InstanceType, r.CapacityType)
+	}
+	if worst >= price-priceEpsilon {
+		return fmt.Sprintf("replacing it needs %s, which may launch in any zone its NodePool allows and cost up to $%.4f/h there, not less than the $%.4f/h it costs now", describeClaims(o.replacements), worst, price)
+	}
 	if allSpot && len(o.cands) == 1 {
 		for _, r := range o.replacements {
 			if r.CapacityType != requirements.CapacityTypeSpot {
@@ -76,29 +90,47 @@ func (d *decider) check(o *outcome) string {
 	return ""
 }
 
-// cheaperSpotOptions counts the replacement's instance-type options with an available spot
-// offering cheaper than price.
+// poolAllows reports whether a NodePool's requirements allow a value of a key.
+func (d *decider) poolAllows(pool, key, value string) bool {
+	r, ok := d.poolReqs[pool][key]
+	return !ok || r.Has(value)
+}
+
+// worstLaunchPrice is what a NodePool's instance type costs at its dearest available
+// offering of the capacity type in a zone the NodePool allows: a launch may land in any of
+// them, so a replacement must be cheaper even there (Karpenter's rule). +Inf when there is
+// none.
+func (d *decider) worstLaunchPrice(pool, name, capacityType string) float64 {
+	worst, found := 0.0, false
+	if it := d.catalog[pool][name]; it != nil {
+		for _, o := range it.Offerings {
+			if o.Available && o.CapacityType == capacityType && d.poolAllows(pool, requirements.LabelTopologyZone, o.Zone) {
+				worst, found = math.Max(worst, o.Price), true
+			}
+		}
+	}
+	if !found {
+		return math.Inf(1)
+	}
+	return worst
+}
+
+// cheaperSpotOptions counts the replacement's instance-type options cheaper than price as
+// spot at their worst launch price.
 func (d *decider) cheaperSpotOptions(r scheduling.NodeClaim, price float64) int {
-	types := d.catalog[r.NodePool]
 	k := 0
 	for _, name := range r.InstanceTypeOptions {
-		it := types[name]
-		if it == nil {
-			continue
-		}
-		for _, o := range it.Offerings {
-			if o.Available && o.CapacityType == requirements.CapacityTypeSpot && o.Price < price-priceEpsilon {
-				k++
-				break
-			}
+		if d.worstLaunchPrice(r.NodePool, name, requirements.CapacityTypeSpot) < price-priceEpsilon {
+			k++
 		}
 	}
 	return k
 }
 
 // trimOptions keeps, for a single replacement, only the instance-type options cheaper than
-// the nodes it replaces (with its capacity type), so a launch that cannot get the cheapest
-// one never lands on something pricier. When an option is the type of one of the candidates,
+// the nodes it replaces at their worst launch price (with its capacity type, in any zone
+// the NodePool allows), so a launch that cannot get the cheapest one never lands on
+// something pricier. When an option is the type of one of the candidates,
 // options must also be cheaper than that candidate, or keeping it would be the better move.
 // A spot replacement of one spot node keeps the 15 cheapest, so the new node is not itself
 // consolidated right away (Karpenter's rules).
@@ -116,7 +148,7 @@ func (d *decider) trimOptions(o *outcome) {
 	limit = math.Min(limit, sameTypeLimit(o))
 	kept := []string{}
 	for _, name := range r.InstanceTypeOptions {
-		if p := d.optionPrice(r.NodePool, name, r.CapacityType); p < limit-priceEpsilon {
+		if p := d.worstLaunchPrice(r.NodePool, name, r.CapacityType); p < limit-priceEpsilon {
 			kept = append(kept, name)
 		}
 	}
@@ -142,20 +174,6 @@ func sameTypeLimit(o *outcome) float64 {
 		}
 	}
 	return limit
-}
-
-// optionPrice is the cheapest available offering of a NodePool's instance type with the
-// capacity type, or +Inf.
-func (d *decider) optionPrice(pool, name, capacityType string) float64 {
-	best := math.Inf(1)
-	if it := d.catalog[pool][name]; it != nil {
-		for _, o := range it.Offerings {
-			if o.Available && o.CapacityType == capacityType {
-				best = math.Min(best, o.Price)
-			}
-		}
-	}
-	return best
 }
 
 func describeClaims(claims []scheduling.NodeClaim) string {

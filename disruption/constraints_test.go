@@ -271,8 +271,9 @@ func TestDriftFromNewTaint(t *testing.T) {
 
 func TestPodsDoNotMoveOntoNodesAlreadyDisrupting(t *testing.T) {
 	// leaving has room for web-0 but is already being deleted: b is replaced by a smaller
-	// node instead, and leaving's own pod needs room too, so that room is not promised away.
-	leaving := running("leaving", "default", large, "on-demand", pod("api-0", "1"))
+	// node instead. leaving's own pod needs room too (more than b has, or b would be
+	// nominated for it), so that room is not promised away.
+	leaving := running("leaving", "default", large, "on-demand", pod("api-0", "3500m"))
 	leaving.Disrupting = true
 	d := decide(t, disruption.Input{
 		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},

@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -67,6 +68,9 @@ type decider struct {
 // is listed in Decisions.Blocked instead.
 //
 // The rules, Karpenter's unless said otherwise:
+//   - Pending pods come first: they are planned onto the cluster as it is, and a node that
+//     receives one is nominated for it and not disrupted gracefully; every simulation plans
+//     them too, so room they need is not promised to evicted pods.
 //   - Nodes without a NodePool, not initialized or already disrupting are never candidates;
 //     a node already disrupting takes no pods either, and its own pods are simulated as
 //     pending. do-not-disrupt (node or running pod, and the v1alpha5 do-not-evict /
@@ -83,9 +87,11 @@ type decider struct {
 //     moved pods take their room, PDB disruptions are used up. Replacements of earlier
 //     commands count for spread and affinity but take no pods, so every command stands on
 //     its own: its pods move to nodes that exist now and stay, or to its own replacements.
-//   - Consolidation must save money: replacements strictly cheaper than the candidates, never
-//     one of a candidate's own instance type at no lower price, one spot node replaced by
-//     spot only with 15 cheaper spot types to choose from, one node into one at most, and
+//   - Consolidation must save money: replacements strictly cheaper than the candidates, also
+//     at their worst launch price (the dearest offering of their capacity type in a zone the
+//     NodePool allows), never one of a candidate's own instance type at no lower price; spot
+//     candidates are replaced only by spot while the NodePool allows it, one spot node only
+//     with 15 cheaper spot types to choose from, one node into one at most, and
 //     several nodes only into fewer (beyond Karpenter: into more than one when cheaper). Multi-node consolidation tries the
 //     whole ranked list, Karpenter's binary search over its prefixes, and a set packed by
 //     resources that need not be a prefix, then grows the best by one node at a time;
@@ -237,7 +243,50 @@ func newDecider(in Input) (*decider, error) {
 	if _, err := scheduling.Solve(scheduling.Input{NodePools: pools}); err != nil {
 		return nil, err
 	}
+	d.nominate(pending)
 	return d, nil
+}
+
+// nominate plans the pending pods first, as Karpenter's provisioner does before any
+// disruption: a node that receives one is nominated for it, and a nominated node is not a
+// candidate of a graceful method (Expiration still takes it). The pods of nodes already being
+// disrupted are rescheduled the same way and nominate nodes too.
+func (d *decider) nominate(pending []*corev1.Pod) {
+	if len(d.cluster.pending) == 0 {
+		return
+	}
+	isPending := make(map[string]bool, len(pending))
+	for _, p := range pending {
+		isPending[podKey(p)] = true
+	}
+	in := d.base
+	in.Pods = d.cluster.pending
+	in.ExistingNodes = d.cluster.existingFor(nil, nil)
+	plan, err := scheduling.Solve(in)
+	d.work += simulationWork(in, len(plan.NodeClaims), d.typeCount)
+	if err != nil {
+		return // every simulation reports the solver's refusal
+	}
+	byName := map[string]*nodeState{}
+	for _, n := range d.nodes {
+		byName[n.name] = n
+	}
+	for _, placement := range plan.ExistingNodes {
+		n := byName[placement.Name]
+		if n == nil || len(placement.Pods) == 0 {
+			continue
+		}
+		pods := slices.Sorted(slices.Values(placement.Pods))
+		more := ""
+		if len(pods) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(pods)-1)
+		}
+		if isPending[pods[0]] {
+			n.nominated = fmt.Sprintf("the node is nominated for pending pod %s%s, planned onto it before any disruption", pods[0], more)
+		} else {
+			n.nominated = fmt.Sprintf("the node is nominated for pod %s%s, which leaves a node being disrupted and is planned onto it", pods[0], more)
+		}
+	}
 }
 
 // normalizePool reads the legacy consolidation policy name and rejects unknown ones; the
@@ -276,6 +325,9 @@ func (d *decider) decisions() Decisions {
 	for _, n := range d.nodes {
 		if !n.acted {
 			out.Blocked = append(out.Blocked, Blocked{Node: n.name, Reason: d.whyNot(n)})
+		}
+		if n.priceWarning != "" {
+			out.Warnings = append(out.Warnings, n.priceWarning)
 		}
 	}
 	before, after := 0.0, 0.0
@@ -316,7 +368,7 @@ func (d *decider) whyNot(n *nodeState) string {
 	if n.expired != "" && d.winner != "" && methodBefore(d.winner, MethodExpiration) {
 		return waits(n.expired)
 	}
-	if blocker := firstNonEmpty(n.doNotDisrupt, n.pdb); blocker != "" {
+	if blocker := firstNonEmpty(n.nominated, n.doNotDisrupt, n.pdb); blocker != "" {
 		if n.drifted != "" {
 			return fmt.Sprintf("drifted (%s), but %s", n.drifted, blocker)
 		}
@@ -330,6 +382,9 @@ func (d *decider) whyNot(n *nodeState) string {
 	}
 	if n.underutilized != "" {
 		return n.underutilized
+	}
+	if n.unpriced != "" && !n.empty() {
+		return fmt.Sprintf("its price is unknown (%s), so consolidation cannot tell whether a replacement is cheaper", n.unpriced)
 	}
 	if d.winner != "" && methodBefore(d.winner, MethodMultiNodeConsolidation) {
 		return fmt.Sprintf("consolidation is not evaluated in this decision because %s acted first (one method acts per decision)", d.winner)

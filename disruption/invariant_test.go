@@ -621,7 +621,11 @@ func invariantViolations(in disruption.Input, d disruption.Decisions) []string {
 			}
 			switch c.Method {
 			case disruption.MethodExpiration:
-				if np.ExpireAfter == nil || in.Now.Sub(n.Created) < *np.ExpireAfter {
+				exp := np.ExpireAfter
+				if n.ExpireAfterSet {
+					exp = n.ExpireAfter
+				}
+				if exp == nil || in.Now.Sub(n.Created) < *exp {
 					fail("expiration %d removes %s, created %s, which has not expired", i, cand.Node, n.Created.Format(time.RFC3339))
 				}
 			case disruption.MethodDrift:
@@ -860,6 +864,12 @@ func spreadViolations(in disruption.Input, d disruption.Decisions, nodes map[str
 // driftedFrom says how a node no longer matches its NodePool: an instance type the NodePool
 // no longer offers, labels outside its requirements, a missing template label or taint.
 func driftedFrom(n *disruption.Node, np *scheduling.NodePool) string {
+	if n.Drifted != "" {
+		return "NodeClaim " + n.Drifted
+	}
+	if a, b := n.ExpireAfter, np.ExpireAfter; n.ExpireAfterSet && !(a == nil && b == nil || a != nil && b != nil && *a == *b) {
+		return "expireAfter"
+	}
 	offered := false
 	for _, it := range np.InstanceTypes {
 		offered = offered || it.Name == n.InstanceType

@@ -67,19 +67,29 @@ func (d *decider) simulationsLeft(n *nodeState, limit int, method string) bool {
 	return false
 }
 
-// emptiness deletes nodes that run no pod that would have to move, when consolidateAfter has
-// passed and the Empty budget allows.
+// emptiness deletes, in one command, every node that runs no pod that would have to move,
+// once consolidateAfter has passed, as many as the Empty budgets allow (Karpenter's one
+// emptiness command per decision).
 func (d *decider) emptiness() {
+	var cands []*nodeState
+	taken := map[string]int{}
 	for _, n := range d.ranked(func(n *nodeState) bool {
-		return n.hard == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == ""
+		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == ""
 	}) {
-		if !d.budgetAllows(n, scheduling.ReasonEmpty) {
+		b := d.budgets[n.poolName]
+		if b.remaining(scheduling.ReasonEmpty)-taken[n.poolName] <= 0 {
+			n.block("%s", b.blockedReason(scheduling.ReasonEmpty))
 			continue
 		}
-		o := &outcome{cands: []*nodeState{n}}
-		d.commands = append(d.commands, d.command(MethodEmptiness, scheduling.ReasonEmpty, o))
-		d.commit(o)
+		taken[n.poolName]++
+		cands = append(cands, n)
 	}
+	if len(cands) == 0 {
+		return
+	}
+	o := &outcome{cands: cands}
+	d.commands = append(d.commands, d.command(MethodEmptiness, scheduling.ReasonEmpty, o))
+	d.commit(o)
 }
 
 // expiration replaces nodes older than their NodePool's expireAfter, oldest first. It is
@@ -142,7 +152,7 @@ func (d *decider) expiration() {
 // the Drifted budget, when every evicted pod can run elsewhere.
 func (d *decider) drift() {
 	cands := d.ranked(func(n *nodeState) bool {
-		return n.hard == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
+		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
 	})
 	limit := d.simulations + MaxDriftSimulations
 	for i, n := range cands {

@@ -12,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -38,6 +37,10 @@ type nodeState struct {
 	zone         string
 	capacityType string
 	price        float64
+	// unpriced says why the node's price is unknown ("" when known); priceWarning is the
+	// warning about its price, unknown or taken from another offering.
+	unpriced     string
+	priceWarning string
 	created      time.Time
 	// pods are the node's pods that are not finished; movable those that must be
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
@@ -48,9 +51,11 @@ type nodeState struct {
 	counted bool
 
 	// Why the node may not be disrupted at all (unmanaged, not initialized, already
-	// disrupting), gracefully (do-not-disrupt, PodDisruptionBudgets), by consolidation
+	// disrupting), gracefully (nominated for a pending pod, do-not-disrupt,
+	// PodDisruptionBudgets), by consolidation
 	// (consolidateAfter), or when not empty (consolidationPolicy WhenEmpty).
 	hard          string
+	nominated     string
 	doNotDisrupt  string
 	pdb           string
 	consolidation string
@@ -99,8 +104,8 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	n.capacityType = firstNonEmpty(in.CapacityType, label(requirements.LabelCapacityType))
 	n.pool = d.pools[n.poolName]
 	n.price = in.Price
-	if n.price == 0 {
-		n.price = d.lookupPrice(n)
+	if n.price == 0 && n.poolName != "" {
+		d.priceNode(n)
 	}
 	n.created = in.Created
 	if n.created.IsZero() {
@@ -139,7 +144,7 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 		n.underutilized = underutilizedBlock(n)
 		n.drifted = d.driftReason(n)
 		n.expired = d.expiredReason(n)
-		n.cost = disruptionCost(n.movable) * lifetimeRemaining(n.pool.ExpireAfter, d.now.Sub(n.created))
+		n.cost = disruptionCost(n.movable) * lifetimeRemaining(n.expireAfter(), d.now.Sub(n.created))
 	}
 	return n, nil
 }
@@ -153,39 +158,60 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
-// lookupPrice finds the node's price in its NodePool's instance types, else in any
-// NodePool's (a type that left the NodePool is still priced).
-func (d *decider) lookupPrice(n *nodeState) float64 {
-	if p := catalogPrice(d.catalog[n.poolName][n.instanceType], n.zone, n.capacityType); p > 0 {
-		return p
-	}
-	for _, name := range sortedKeys(d.poolNames) {
-		if p := catalogPrice(d.catalog[name][n.instanceType], n.zone, n.capacityType); p > 0 {
-			return p
+// priceNode finds the node's price in its NodePool's instance types, else in any NodePool's
+// (a type that left the NodePool is still priced): the offering of its zone and capacity
+// type, else the cheapest available one of its capacity type, which a warning names. When
+// neither is there, the node is unpriced, and says why.
+func (d *decider) priceNode(n *nodeState) {
+	it := d.catalog[n.poolName][n.instanceType]
+	if it == nil {
+		for _, name := range sortedKeys(d.poolNames) {
+			if it = d.catalog[name][n.instanceType]; it != nil {
+				break
+			}
 		}
 	}
-	return 0
+	switch {
+	case n.instanceType == "":
+		n.unpriced = "the node names no instance type (label node.kubernetes.io/instance-type)"
+	case it == nil:
+		n.unpriced = fmt.Sprintf("instance type %s is not among the NodePools' instance types", n.instanceType)
+	}
+	if n.unpriced != "" {
+		n.priceWarning = fmt.Sprintf("node %s: its price is unknown: %s; it counts as $0/h and is not consolidated", n.name, n.unpriced)
+		return
+	}
+	exact, fallback, fallbackZone := 0.0, math.Inf(1), ""
+	for _, o := range it.Offerings {
+		if n.capacityType != "" && o.CapacityType != n.capacityType {
+			continue
+		}
+		if n.capacityType != "" && o.Zone == n.zone {
+			exact = o.Price
+			break
+		}
+		if o.Available && o.Price < fallback {
+			fallback, fallbackZone = o.Price, o.Zone
+		}
+	}
+	switch {
+	case exact > 0:
+		n.price = exact
+	case !math.IsInf(fallback, 1):
+		n.price = fallback
+		n.priceWarning = fmt.Sprintf("node %s: %s has no %s offering in zone %q; priced at its cheapest %s offering, $%.4f/h in %s", n.name, n.instanceType, orAny(n.capacityType), n.zone, orAny(n.capacityType), fallback, fallbackZone)
+	default:
+		n.unpriced = fmt.Sprintf("instance type %s has no available %s offering", n.instanceType, orAny(n.capacityType))
+		n.priceWarning = fmt.Sprintf("node %s: its price is unknown: %s; it counts as $0/h and is not consolidated", n.name, n.unpriced)
+	}
 }
 
-// catalogPrice is the price of the offering a node of type it runs on, or the type's cheapest
-// when that offering is not listed.
-func catalogPrice(it *instancetype.InstanceType, zone, capacityType string) float64 {
-	if it == nil {
-		return 0
+// orAny names a capacity type, or any when the node names none.
+func orAny(capacityType string) string {
+	if capacityType == "" {
+		return "(any capacity type)"
 	}
-	best := math.Inf(1)
-	for _, o := range it.Offerings {
-		if o.Zone == zone && o.CapacityType == capacityType {
-			return o.Price
-		}
-		if o.Available && (capacityType == "" || o.CapacityType == capacityType) {
-			best = math.Min(best, o.Price)
-		}
-	}
-	if math.IsInf(best, 1) {
-		return 0
-	}
-	return best
+	return capacityType
 }
 
 // reschedulable pods move when their node goes: not DaemonSet or mirror pods, not pods that
@@ -308,9 +334,21 @@ func underutilizedBlock(n *nodeState) string {
 
 // driftReason says how the node no longer matches its NodePool: its instance type left the
 // NodePool's instance types, its labels (with those its instance type implies) no longer
-// meet the NodePool's requirements or template labels, or it lacks one of the NodePool's
-// taints.
+// meet the NodePool's requirements or template labels, it lacks one of the NodePool's
+// taints, its NodeClaim is Drifted (beyond what the input shows), or the NodePool's
+// expireAfter is no longer the one its NodeClaim was launched with.
 func (d *decider) driftReason(n *nodeState) string {
+	if why := d.staticDrift(n); why != "" {
+		return why
+	}
+	if n.in.Drifted != "" {
+		return fmt.Sprintf("its NodeClaim's Drifted condition is True (%s)", n.in.Drifted)
+	}
+	return expireAfterDrift(n)
+}
+
+// staticDrift compares the node with its NodePool as the input gives them.
+func (d *decider) staticDrift(n *nodeState) string {
 	types := d.catalog[n.poolName]
 	it := types[n.instanceType]
 	if len(types) > 0 && n.instanceType != "" && it == nil {
@@ -376,15 +414,48 @@ func taintString(t corev1.Taint) string {
 	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
 }
 
+// expireAfter is how long the node may live: its NodeClaim's expireAfter when known, else its
+// NodePool's; nil means Never.
+func (n *nodeState) expireAfter() *time.Duration {
+	if n.in.ExpireAfterSet {
+		return n.in.ExpireAfter
+	}
+	return n.pool.ExpireAfter
+}
+
 func (d *decider) expiredReason(n *nodeState) string {
-	exp := n.pool.ExpireAfter
+	exp := n.expireAfter()
 	if exp == nil || n.created.IsZero() {
 		return ""
 	}
+	whose := fmt.Sprintf("NodePool %s's", n.poolName)
+	if n.in.ExpireAfterSet {
+		whose = "its NodeClaim's"
+	}
 	if age := d.now.Sub(n.created); age >= *exp {
-		return fmt.Sprintf("the node is %s old, past NodePool %s's expireAfter %s", age, n.poolName, *exp)
+		return fmt.Sprintf("the node is %s old, past %s expireAfter %s", age, whose, *exp)
 	}
 	return ""
+}
+
+// expireAfterDrift says how the NodePool's expireAfter changed since it launched the node's
+// NodeClaim: Karpenter counts that as drift of the NodePool, not as expiry.
+func expireAfterDrift(n *nodeState) string {
+	if !n.in.ExpireAfterSet {
+		return ""
+	}
+	claim, pool := n.in.ExpireAfter, n.pool.ExpireAfter
+	if (claim == nil) == (pool == nil) && (claim == nil || *claim == *pool) {
+		return ""
+	}
+	return fmt.Sprintf("NodePool %s's expireAfter is now %s, its NodeClaim's is %s", n.poolName, durationText(pool), durationText(claim))
+}
+
+func durationText(d *time.Duration) string {
+	if d == nil {
+		return "Never"
+	}
+	return d.String()
 }
 
 // disruptionCost sums Karpenter's eviction cost of the pods: 1 each, raised by the

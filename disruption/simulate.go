@@ -197,6 +197,11 @@ func (d *decider) command(method, reason string, o *outcome) Command {
 	}
 	cmd.Savings = roundPrice(price - o.cost)
 	cmd.Notes = d.pdbNotes(o.cands)
+	for _, c := range o.cands {
+		if c.unpriced != "" {
+			cmd.Notes = append(cmd.Notes, fmt.Sprintf("node %s's price is unknown (%s): the savings count it as $0/h", c.name, c.unpriced))
+		}
+	}
 	return cmd
 }
 

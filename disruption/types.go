@@ -58,6 +58,18 @@ type Node struct {
 	// consolidateAfter has passed since the last pod event. When set it decides instead of
 	// LastPodEvent.
 	Consolidatable *bool
+	// ExpireAfter is the NodeClaim's own spec.expireAfter when ExpireAfterSet (nil: Never).
+	// Karpenter's expiration controller reads only the NodeClaim's value, which the NodePool
+	// stamped on it at launch; a NodePool whose expireAfter changed since has drifted from
+	// the node (budgeted Drift), it does not expire the node. Without it (no NodeClaim given,
+	// or a v1beta1 one, whose expiry lived on the NodePool), the NodePool's expireAfter is
+	// used and there is no such drift.
+	ExpireAfter    *time.Duration
+	ExpireAfterSet bool
+	// Drifted is set when the NodeClaim's Drifted condition is True: its reason and message
+	// (e.g. "NodeClassDrift"). It covers drift Decide cannot compute from the input, such as
+	// a new AMI or a changed EC2NodeClass; empty when the condition is absent or not True.
+	Drifted string
 	// Disrupting marks a node already being disrupted; it counts against budgets and is not
 	// a candidate again.
 	Disrupting bool
@@ -86,6 +98,10 @@ type Decisions struct {
 	Commands []Command `json:"commands"`
 	Blocked  []Blocked `json:"blocked"`
 	Summary  Summary   `json:"summary"`
+	// Warnings are problems with the input worth a word, sorted by node: a node whose price
+	// the instance types do not give (it counts as $0 in Summary and is not consolidated),
+	// or that is priced from another offering of its type.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Command deletes or replaces its candidates. Replacements are launched before the

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
+	resvec "github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -131,6 +132,9 @@ func (f instanceTypeFile) convert(validLabels map[[2]string]bool) (*InstanceType
 			if q := part.list[name]; q.Sign() < 0 {
 				return nil, fmt.Errorf("%s.%s: must not be negative, got %s", part.name, name, q.String())
 			}
+		}
+		if name, err := resvec.CheckList(part.list); err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", part.name, name, err)
 		}
 	}
 	for _, k := range sortedKeys(f.Labels) {

@@ -108,6 +108,23 @@ func TestParseCatalogErrors(t *testing.T) {
 `),
 		want: []string{"bad.yaml", "instanceTypes[0] (c5.large)", "offerings[1]", `unknown field "cost"`},
 	}, {
+		name: "a capacity too large for milli-units",
+		doc: catalogWith(`
+- name: huge
+  capacity: {cpu: "1e16", memory: 4Gi, pods: "29"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.085}]
+`),
+		want: []string{"bad.yaml", "instanceTypes[0] (huge)", "capacity.cpu", "is too large (at most 4e15)"},
+	}, {
+		name: "an overhead too large for milli-units",
+		doc: catalogWith(`
+- name: huge
+  capacity: {cpu: "2", memory: 4Gi, pods: "29"}
+  overhead: {kubeReserved: {memory: 8Ei}}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.085}]
+`),
+		want: []string{"bad.yaml", "instanceTypes[0] (huge)", "overhead.kubeReserved.memory", "is too large (at most 4e15)"},
+	}, {
 		name: "wrong type of a field",
 		doc: catalogWith(`
 - name: c5.large

@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	resvec "github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -65,6 +66,9 @@ func (o *Overlay) Validate() error {
 		if q := o.Capacity[name]; q.Sign() < 0 {
 			return fmt.Errorf("spec.capacity.%s: must not be negative, got %s", name, q.String())
 		}
+	}
+	if name, err := resvec.CheckList(o.Capacity); err != nil {
+		return fmt.Errorf("spec.capacity.%s: %w", name, err)
 	}
 	return nil
 }

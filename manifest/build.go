@@ -18,6 +18,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/instancetype/aws"
+	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -141,6 +142,12 @@ func (s *builder) add(e entry) error {
 		}
 		b.DaemonSets = append(b.DaemonSets, o)
 	case *corev1.Node:
+		if name, err := resources.CheckList(o.Status.Capacity); err != nil {
+			return doc.errorf(joinKey("status.capacity", string(name)), "%v", err)
+		}
+		if name, err := resources.CheckList(o.Status.Allocatable); err != nil {
+			return doc.errorf(joinKey("status.allocatable", string(name)), "%v", err)
+		}
 		b.Nodes = append(b.Nodes, o)
 		return s.define(doc, "Node", &o.ObjectMeta)
 	case *corev1.Namespace:

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
 // Annotations the API server and storage admission read.
@@ -40,10 +42,26 @@ func defaultPodSpec(doc *document, field string, spec *corev1.PodSpec) error {
 			return err
 		}
 	}
+	if name, err := resources.CheckList(spec.Overhead); err != nil {
+		return doc.errorf(joinKey(field+".overhead", string(name)), "%v", err)
+	}
+	requests := make([]corev1.ResourceList, len(spec.Containers))
+	for i := range spec.Containers {
+		requests[i] = spec.Containers[i].Resources.Requests
+	}
+	if name, ok := resources.CheckSum(append(requests, spec.Overhead)...); !ok {
+		return doc.errorf(field+".containers", "the containers' %s requests add up to more than 4e15", name)
+	}
 	return nil
 }
 
 func defaultResources(doc *document, field string, r *corev1.ResourceRequirements) error {
+	if name, err := resources.CheckList(r.Limits); err != nil {
+		return doc.errorf(joinKey(field+".limits", string(name)), "%v", err)
+	}
+	if name, err := resources.CheckList(r.Requests); err != nil {
+		return doc.errorf(joinKey(field+".requests", string(name)), "%v", err)
+	}
 	for _, name := range slices.Sorted(maps.Keys(r.Limits)) {
 		limit := r.Limits[name]
 		if limit.Sign() < 0 {

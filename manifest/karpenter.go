@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -503,6 +504,9 @@ func finishNodePool(doc *document, np *scheduling.NodePool, f nodePoolFields, re
 		if q := np.Limits[name]; q.Sign() < 0 {
 			return doc.errorf(joinKey(f.limits, string(name)), "must not be negative, got %s", q.String())
 		}
+	}
+	if name, err := resources.CheckList(np.Limits); err != nil {
+		return doc.errorf(joinKey(f.limits, string(name)), "%v", err)
 	}
 	switch np.Disruption.ConsolidationPolicy {
 	case "":

@@ -140,8 +140,14 @@ func TestMalformedFiles(t *testing.T) {
 		"nodepool-taint.yaml":    `nodepool-taint.yaml: document 1 (NodePool general): spec.template.spec.taints[0].effect: unknown taint effect "NoScheduled" (use NoSchedule, PreferNoSchedule or NoExecute)`,
 		"provisioner-conflict.yaml": `provisioner-conflict.yaml: document 1 (Provisioner default): spec.consolidation.enabled: ` +
 			`cannot be true together with spec.ttlSecondsAfterEmpty (a Provisioner uses one or the other)`,
-		"replicas.yaml":  `replicas.yaml: document 1 (StatefulSet default/huge): spec.replicas: 1000000000 is more pods than nodeplan plans for one workload (at most 100000)`,
-		"duplicate.yaml": `duplicate.yaml: document 2 (NodePool default): NodePool default is already defined in duplicate.yaml: document 1 (Provisioner default)`,
+		"replicas.yaml":          `replicas.yaml: document 1 (StatefulSet default/huge): spec.replicas: 1000000000 is more pods than nodeplan plans for one workload (at most 100000)`,
+		"duplicate.yaml":         `duplicate.yaml: document 2 (NodePool default): NodePool default is already defined in duplicate.yaml: document 1 (Provisioner default)`,
+		"quantity-huge-cpu.yaml": `quantity-huge-cpu.yaml: document 1 (Pod default/huge): spec.containers[0].resources.requests.cpu: 1e+30 is too large (at most 4e15)`,
+		"quantity-huge-memory.yaml": `quantity-huge-memory.yaml: document 1 (Deployment default/hog): spec.template.spec.containers[0].resources.limits.memory: ` +
+			`9223372036854775807 is too large (at most 4e15)`,
+		"quantity-wrapping-sum.yaml": `quantity-wrapping-sum.yaml: document 1 (Pod default/twins): spec.containers: the containers' cpu requests add up to more than 4e15`,
+		"quantity-huge-limit.yaml":   `quantity-huge-limit.yaml: document 1 (NodePool general): spec.limits.cpu: 1e+30 is too large (at most 4e15)`,
+		"quantity-huge-node.yaml":    `quantity-huge-node.yaml: document 1 (Node ip-10-0-0-1): status.capacity.cpu: 9223372036854776 is too large (at most 4e15)`,
 	}
 	for file, want := range cases {
 		t.Run(file, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/instancetype/aws"
+	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -359,6 +360,9 @@ func reservedList(doc *document, field string, m map[string]string) (corev1.Reso
 		q, err := resource.ParseQuantity(m[name])
 		if err != nil || q.Sign() < 0 {
 			return nil, doc.errorf(joinKey(field, name), "%q is not a non-negative quantity", m[name])
+		}
+		if err := resources.CheckQuantity(q); err != nil {
+			return nil, doc.errorf(joinKey(field, name), "%v", err)
 		}
 		if name != "pid" {
 			out[corev1.ResourceName(name)] = q

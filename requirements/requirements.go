@@ -55,6 +55,10 @@ func (rs Requirements) AddAll(other Requirements) {
 	}
 }
 
+// Equal reports whether two requirement sets have the same canonical form (String); go-cmp
+// compares Requirements with it.
+func (rs Requirements) Equal(other Requirements) bool { return rs.String() == other.String() }
+
 // Copy returns a set that can be narrowed without changing rs (requirements are immutable and
 // shared).
 func (rs Requirements) Copy() Requirements {

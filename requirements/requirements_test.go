@@ -333,3 +333,11 @@ func TestRequirementsString(t *testing.T) {
 	}
 	require.Equal(t, "", Requirements(nil).String())
 }
+
+func TestRequirementsEqual(t *testing.T) {
+	a := FromNodeSelectorRequirements(corev1.NodeSelectorRequirement{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"b", "a"}})
+	b := FromNodeSelectorRequirements(corev1.NodeSelectorRequirement{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}})
+	c := FromNodeSelectorRequirements(corev1.NodeSelectorRequirement{Key: "zone", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"a", "b"}})
+	require.True(t, a.Equal(b))
+	require.False(t, a.Equal(c))
+}

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // Cluster is an Input validated and prepared once (NodePools with their instance types and
@@ -15,6 +16,8 @@ import (
 type Cluster struct {
 	in   Input
 	prep *prepared
+	// narrowed holds, per Change.Requirements, the NodePools prepared with them.
+	narrowed map[string]*prepared
 }
 
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
@@ -38,6 +41,10 @@ type Change struct {
 	Evict []string
 	// AddPods are pending pods placed as well.
 	AddPods []*corev1.Pod
+	// Requirements narrow every NodePool for this simulation only, e.g. capacity-type In
+	// [spot], or instance types cheaper than a candidate. A NodePool they contradict launches
+	// nothing.
+	Requirements []corev1.NodeSelectorRequirement
 }
 
 // Prepare validates in and precomputes what every solve over it shares. Its error is the one
@@ -69,6 +76,11 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 	}
 	in.Options = opts
 	prep := c.prep
+	if len(change.Requirements) > 0 {
+		if prep, in.NodePools, err = c.narrow(change.Requirements); err != nil {
+			return Plan{}, err
+		}
+	}
 	if !coversPods(prep.dims, change.AddPods) || !coversPods(prep.dims, displaced(c.in, change)) {
 		// A pod to place asks for a resource the prepared cluster has never seen.
 		if prep, err = prepare(in); err != nil {
@@ -76,6 +88,43 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 		}
 	}
 	return solve(in, prep)
+}
+
+// narrow returns the cluster prepared with every NodePool narrowed by reqs, memoised per
+// requirement set, and the narrowed NodePools.
+func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*NodePool, error) {
+	for i, r := range reqs {
+		if err := requirements.ValidateNodeSelectorRequirement(r); err != nil {
+			return nil, nil, fmt.Errorf("change: requirements[%d]: %w", i, err)
+		}
+	}
+	key := requirements.FromNodeSelectorRequirements(reqs...).String()
+	pools := make([]*NodePool, len(c.in.NodePools))
+	for i, np := range c.in.NodePools {
+		if np == nil {
+			continue
+		}
+		copied := *np
+		copied.Requirements = slices.Clip(np.Requirements)
+		for _, r := range reqs {
+			copied.Requirements = append(copied.Requirements, NodeSelectorRequirementWithMinValues{NodeSelectorRequirement: r})
+		}
+		pools[i] = &copied
+	}
+	if prep, ok := c.narrowed[key]; ok {
+		return prep, pools, nil
+	}
+	in := c.in
+	in.NodePools = pools
+	prep, err := prepare(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.narrowed == nil {
+		c.narrowed = map[string]*prepared{}
+	}
+	c.narrowed[key] = prep
+	return prep, pools, nil
 }
 
 // Apply commits a change and the plan Simulate made for it: removed nodes and evicted pods
@@ -153,7 +202,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	if err != nil {
 		return err
 	}
-	c.in, c.prep = in, prep
+	c.in, c.prep, c.narrowed = in, prep, nil
 	return nil
 }
 

@@ -107,3 +107,31 @@ func TestApply(t *testing.T) {
 	_, err = c.Simulate(scheduling.Change{RemoveNodes: []string{"n1"}}, scheduling.Options{})
 	require.EqualError(t, err, `change: node "n1" is not in the cluster`)
 }
+
+// A change may narrow the NodePools for one simulation, as consolidation does to keep a spot
+// node's replacement spot; the cluster keeps its NodePools.
+func TestSimulateNarrowedNodePools(t *testing.T) {
+	both := tb.Type("m", "4", "16Gi", 20).Offer("us-west-2a", "spot", 0.05).Offer("us-west-2a", "on-demand", 0.04).Offer("us-west-2b", "on-demand", 0.06).Obj()
+	c, err := scheduling.Prepare(scheduling.Input{Pods: pods(tb.Pod("web").CPU("1")), NodePools: pools(tb.NodePool("default", both).Obj())})
+	require.NoError(t, err)
+	spotOnly := scheduling.Change{Requirements: []corev1.NodeSelectorRequirement{{Key: "karpenter.sh/capacity-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}}}}
+	for i := 0; i < 2; i++ {
+		plan, err := c.Simulate(spotOnly, scheduling.Options{})
+		require.NoError(t, err)
+		require.Equal(t, []string{"default-1 m us-west-2a spot: web"}, render(plan))
+		require.True(t, plan.NodeClaims[0].Requirements.Matches(map[string]string{
+			"karpenter.sh/capacity-type": "spot", "topology.kubernetes.io/zone": "us-west-2a", "node.kubernetes.io/instance-type": "m", "karpenter.sh/nodepool": "default"}))
+		require.False(t, plan.NodeClaims[0].Requirements.Matches(map[string]string{
+			"karpenter.sh/capacity-type": "on-demand", "topology.kubernetes.io/zone": "us-west-2a", "node.kubernetes.io/instance-type": "m", "karpenter.sh/nodepool": "default"}))
+	}
+	plan, err := c.Simulate(scheduling.Change{}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"default-1 m us-west-2a on-demand: web"}, render(plan))
+	// Unnarrowed, the node may launch in any zone and capacity type its options offer: a
+	// worst-case price must count the $0.06 on-demand offering in us-west-2b.
+	require.True(t, plan.NodeClaims[0].Requirements.Matches(map[string]string{
+		"karpenter.sh/capacity-type": "on-demand", "topology.kubernetes.io/zone": "us-west-2b", "node.kubernetes.io/instance-type": "m", "karpenter.sh/nodepool": "default"}))
+
+	_, err = c.Simulate(scheduling.Change{Requirements: []corev1.NodeSelectorRequirement{{Key: "karpenter.sh/capacity-type", Operator: "Within"}}}, scheduling.Options{})
+	require.ErrorContains(t, err, "change: requirements[0]")
+}

@@ -64,6 +64,14 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, requests map[*co
 		if _, ok := labels[requirements.LabelHostname]; !ok {
 			labels[requirements.LabelHostname] = name
 		}
+		for _, part := range []struct {
+			field string
+			list  corev1.ResourceList
+		}{{"status.capacity", en.Node.Status.Capacity}, {"status.allocatable", en.Node.Status.Allocatable}} {
+			if res, err := resources.CheckList(part.list); err != nil {
+				return nil, fmt.Errorf("existing node %q: %s.%s: %w", name, part.field, res, err)
+			}
+		}
 		alloc := en.Node.Status.Allocatable
 		if len(alloc) == 0 {
 			alloc = en.Node.Status.Capacity

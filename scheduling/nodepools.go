@@ -197,6 +197,9 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (
 		t.index = i
 	}
 	p.daemonPorts = poolDaemonPorts(p, daemons)
+	if name, err := resources.CheckList(np.Limits); err != nil {
+		return nil, fmt.Errorf("limits.%s: %w", name, err)
+	}
 	if len(np.Limits) > 0 {
 		p.limits = make(resources.Vector, dims.Len()+1)
 		p.limited = make([]bool, dims.Len()+1)

@@ -240,6 +240,7 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 		Allocatable:         it.Allocatable(),
 		Pods:                sortedPodKeys(n.pods),
 		Notes:               append([]string(nil), n.notes...),
+		Requirements:        withoutHostname(n.reqs),
 	}
 	if !c.option.daemons.IsZero() {
 		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", formatVector(s.dims, c.option.daemons)))

@@ -1,6 +1,10 @@
 package scheduling
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
 
 // Plan is Solve's answer: new nodes to launch, pods placed on existing nodes, and pods that
 // cannot be scheduled with the reason. Every input pod appears exactly once.
@@ -59,6 +63,10 @@ type NodeClaim struct {
 	Pods []string `json:"pods"`
 	// Notes explain choices worth knowing (e.g. minValues relaxed under BestEffort).
 	Notes []string `json:"notes,omitempty"`
+	// Requirements are what the node's pods and NodePool narrowed it to: the zones, capacity
+	// types and instance types it may launch with (any of InstanceTypeOptions' offerings they
+	// allow), for callers that price its launch, such as consolidation's worst-case rule.
+	Requirements requirements.Requirements `json:"-"`
 }
 
 // ExistingPlacement lists pending pods the plan puts on one existing node.

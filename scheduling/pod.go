@@ -44,9 +44,10 @@ type podInfo struct {
 	softRelaxed int
 	// matched are the groups that count this pod.
 	matched []*topology.Group
-	// unbalancing is set once the pod, after a round without progress, may unbalance a spread
-	// group it matches in a domain no declaring pod holds yet.
-	unbalancing bool
+	// loose is set once the pod, after a round without progress, may break what only keeps
+	// the placement order good: unbalance a spread group it matches in a domain no declaring
+	// pod holds yet, or leave a self-affine group's first pod alone in its domain.
+	loose bool
 	// eligible caches the eligible domains of each spread group for this pod.
 	eligible    map[*topology.Group][]string
 	activeCache []topology.Term
@@ -74,6 +75,9 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 	p := &podInfo{pod: pod, key: podKey(pod), index: index}
 	if len(pod.Spec.Containers) == 0 {
 		return p, ConstraintValidation, fmt.Errorf("pod has no containers")
+	}
+	if err := checkPodQuantities(&pod.Spec); err != nil {
+		return p, ConstraintValidation, err
 	}
 	requests, err := podRequests(pod, dims)
 	if err != nil {
@@ -104,6 +108,33 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 		p.volumes = pv
 	}
 	return p, "", nil
+}
+
+// checkPodQuantities refuses requests, limits and overhead too large for milli-unit vectors,
+// alone or summed over the containers.
+func checkPodQuantities(spec *corev1.PodSpec) error {
+	lists := []corev1.ResourceList{spec.Overhead}
+	if spec.Resources != nil {
+		lists = append(lists, spec.Resources.Requests, spec.Resources.Limits)
+	}
+	var sums []corev1.ResourceList
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			lists = append(lists, cs[i].Resources.Requests, cs[i].Resources.Limits)
+		}
+	}
+	for i := range spec.Containers {
+		sums = append(sums, spec.Containers[i].Resources.Requests)
+	}
+	for _, l := range lists {
+		if name, err := resources.CheckList(l); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if name, ok := resources.CheckSum(append(sums, spec.Overhead)...); !ok {
+		return fmt.Errorf("the containers' %s requests add up to more than 4e15", name)
+	}
+	return nil
 }
 
 // restrictedPodKey returns a karpenter.sh key a pod requires that no NodePool can provide.

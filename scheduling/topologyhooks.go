@@ -398,7 +398,7 @@ func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string
 				return g
 			}
 		case topology.Affinity:
-			if seed, ok := s.topology.seeds[g]; ok && g.Total() == 1 && v != seed {
+			if seed, ok := s.topology.seeds[g]; ok && g.Total() == 1 && v != seed && !p.loose {
 				return g
 			}
 		}
@@ -406,10 +406,11 @@ func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string
 	return nil
 }
 
-// loosen gives up, after a round without progress, the ordering rules that only serve to
-// place pods in a good order: first self-affine groups may start their first domain, then the
-// failing pods may unbalance spread groups where no declaring pod is yet. It reports whether
-// anything was loosened.
+// loosen gives up, after a round without progress, the rules that only serve to place pods in
+// a good order: first self-affine groups may start their first domain, then the failing pods
+// may unbalance spread groups where no declaring pod is yet and leave a seed alone (the last
+// can break the seed's affinity in the final state, but never leaves a pod unplaced that
+// kube-scheduler would place). It reports whether anything was loosened.
 func (ts *topologyState) loosen(failing []*podInfo) bool {
 	if ts == nil {
 		return false
@@ -420,11 +421,11 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 	}
 	loosened := false
 	for _, p := range failing {
-		if !p.unbalancing && len(p.matched) > 0 {
-			p.unbalancing = true
+		if !p.loose && len(p.matched) > 0 {
+			p.loose = true
 			loosened = true
 			if p.trace != nil {
-				p.note("nothing could be placed in a whole round: may now unbalance spread groups it matches where no declaring pod is yet")
+				p.note("nothing could be placed in a whole round: may now unbalance spread groups it matches where no declaring pod is yet, or leave a self-affine group's first pod alone")
 			}
 		}
 	}
@@ -444,7 +445,7 @@ func (s *solver) spreadBroken(p *podInfo, g *topology.Group, v string, nv nodeVi
 	if nv.existing != nil && !g.CountsOn(nv.existing.labels) {
 		return false
 	}
-	anticipated := g.Key != requirements.LabelHostname && !p.unbalancing && declared.seen[v]
+	anticipated := g.Key != requirements.LabelHostname && !p.loose && declared.seen[v]
 	if g.Owners(v) == 0 && !anticipated {
 		return false
 	}

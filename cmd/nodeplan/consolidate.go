@@ -16,7 +16,8 @@ PodDisruptionBudgets and karpenter.sh/do-not-disrupt; and why every other node s
 stdin): Nodes (their labels give NodePool, instance type, zone and capacity type; the catalog
 gives their price), Pods with spec.nodeName, NodeClaims when present (creation time,
 Initialized, Consolidatable), PodDisruptionBudgets, NodePools, DaemonSets, volumes; pending
-pods are planned too, so room they need is not promised to evicted pods.
+pods come first: a node they are planned onto is nominated and not disrupted (Expiration
+aside), and room they need is not promised to evicted pods.
 
 --now is the time the decision is made at (RFC 3339, default: the current time): node ages,
 expireAfter, consolidateAfter and budget schedules are measured against it.
@@ -53,6 +54,7 @@ func runConsolidate(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if err != nil {
 		return inputError(stderr, fs, err)
 	}
+	warn(stderr, res.Decisions.Warnings)
 	switch in.output {
 	case "table":
 		return outputError(stderr, fs, app.WriteDecisionsTable(stdout, res))

@@ -94,6 +94,8 @@ func TestPlanExitCodes(t *testing.T) {
 		{"consolidate: bad manifest", []string{"consolidate", "-f", "testdata/bad-workload.yaml", "--now", "2026-01-12T10:00:00Z"}, exitInput,
 			[]string{"nodeplan consolidate: ", "requests.cpu"}},
 		{"consolidate: no -f", []string{"consolidate"}, exitUsage, []string{"no input"}},
+		{"consolidate: an unknown price is a warning", []string{"consolidate", "-f", "app/testdata/consolidate/unknown-type.yaml", "--now", "2026-01-12T10:00:00Z"}, exitOK,
+			[]string{"warning: node ip-10-0-0-9: its price is unknown: instance type m99.mega is not among the NodePools' instance types"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

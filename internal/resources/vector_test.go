@@ -37,3 +37,30 @@ func TestDimsAndVectors(t *testing.T) {
 	gpuDim, _ := dims.Index("nvidia.com/gpu")
 	require.Equal(t, gpuDim, resources.FirstExceeded(v, v, capacity))
 }
+
+func TestCheckQuantity(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want string
+	}{
+		{"4", ""},
+		{"4e15", ""},
+		{"-4e15", ""},
+		{"3.5Pi", ""},
+		{"4000000000000001", "4000000000000001 is too large (at most 4e15)"},
+		{"1e30", "1e30 is too large (at most 4e15)"},
+		{"-1e30", "-1e30 is too large (at most 4e15)"},
+		{"8Ei", "9223372036854775807 is too large (at most 4e15)"}, // the API machinery clamps 8Ei to the largest int64
+		{"9223372036854776", "9223372036854776 is too large (at most 4e15)"},
+	} {
+		err := resources.CheckQuantity(resource.MustParse(tc.q))
+		if tc.want == "" {
+			require.NoError(t, err, tc.q)
+		} else {
+			require.EqualError(t, err, tc.want, tc.q)
+		}
+	}
+	name, ok := resources.CheckSum(corev1.ResourceList{"cpu": resource.MustParse("3e15")}, corev1.ResourceList{"cpu": resource.MustParse("3e15"), "memory": resource.MustParse("1Gi")})
+	require.False(t, ok)
+	require.Equal(t, corev1.ResourceCPU, name)
+}

@@ -52,12 +52,13 @@ func partialCluster(b *manifest.Bundle) *Consolidated {
 // ClusterInput reads the running cluster out of a bundle as DESIGN.md says: each Node (or
 // NodeClaim still launching) with its bound pods; NodePool, instance type, zone and capacity
 // type from its labels, else from its NodeClaim; its price from the catalog's offering of
-// that type in that zone and capacity type; creation time, initialization and the
-// Consolidatable condition from its NodeClaim when given; the last pod event as the latest of
-// its creation, its pods' creation and start times and the NodeClaim's lastPodEventTime;
-// being disrupted when its NodeClaim or Node is being deleted or it carries the
-// karpenter.sh/disrupted taint. Every NodePool gets the catalog's instance types; the bundle's
-// pending pods, PDBs, DaemonSets, namespaces and volume objects are passed on.
+// that type in that zone and capacity type; creation time, initialization, the
+// Consolidatable and Drifted conditions and spec.expireAfter from its NodeClaim when given;
+// the last pod event as the latest of its creation, its pods' creation and start times and
+// the NodeClaim's lastPodEventTime; being disrupted when its NodeClaim or Node is being
+// deleted or it carries the karpenter.sh/disrupted taint. Every NodePool gets the catalog's
+// instance types; the bundle's pending pods, PDBs, DaemonSets, namespaces and volume objects
+// are passed on.
 func ClusterInput(b *manifest.Bundle, cat *instancetype.Catalog, now time.Time) disruption.Input {
 	pools := b.NodePoolsOrDefault()
 	withInstanceTypes(b, pools, cat)
@@ -112,6 +113,10 @@ func ClusterInput(b *manifest.Bundle, cat *instancetype.Catalog, now time.Time) 
 				n.Consolidatable = &ok
 			}
 			n.Disrupting = n.Disrupting || nc.DeletionTimestamp != nil
+			n.ExpireAfter, n.ExpireAfterSet = nc.ExpireAfter, nc.ExpireAfterSet
+			if nc.Drifted.IsTrue() {
+				n.Drifted = driftedText(nc.Drifted)
+			}
 		}
 		n.LastPodEvent = lastPodEvent(n.Created, e.Pods, nc)
 		// The NodePool's types carry its overlays' prices; an offering it does not have (or a
@@ -177,6 +182,18 @@ func lastPodEvent(created time.Time, pods []*corev1.Pod, nc *manifest.NodeClaim)
 		later(nc.LastPodEventTime)
 	}
 	return last
+}
+
+// driftedText is the Drifted condition's reason and message ("reason: message", or either
+// alone), or "Drifted" when it gives neither.
+func driftedText(c *manifest.Condition) string {
+	switch {
+	case c.Reason != "" && c.Message != "":
+		return c.Reason + ": " + c.Message
+	case c.Reason != "" || c.Message != "":
+		return c.Reason + c.Message
+	}
+	return "Drifted"
 }
 
 func hasTaint(node *corev1.Node, key string) bool {

@@ -1,0 +1,64 @@
+package resources
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// MaxUnits bounds every quantity nodeplan accepts, in the resource's units (cores, bytes,
+// pods). Vectors hold milli-units in an int64, so a bounded quantity is at most 4e18 of them
+// and any two bounded quantities add up without wrapping. 4e15 bytes is 3.5 PiB and 4e15
+// cores is far beyond any node, so no real value is refused.
+const MaxUnits = 4_000_000_000_000_000
+
+var maxQuantity = resource.NewQuantity(MaxUnits, resource.DecimalSI)
+
+// CheckQuantity refuses a quantity whose magnitude exceeds MaxUnits, which would be misread as
+// milli-units.
+func CheckQuantity(q resource.Quantity) error {
+	abs := q.DeepCopy()
+	if abs.Sign() < 0 {
+		abs.Neg()
+	}
+	if abs.Cmp(*maxQuantity) > 0 {
+		return fmt.Errorf("%s is too large (at most 4e15)", q.String())
+	}
+	return nil
+}
+
+// CheckList is CheckQuantity for each entry of a list, in name order; the error names the
+// entry.
+func CheckList(l corev1.ResourceList) (corev1.ResourceName, error) {
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		if err := CheckQuantity(l[name]); err != nil {
+			return name, err
+		}
+	}
+	return "", nil
+}
+
+// CheckSum refuses lists whose sum, per resource, exceeds MaxUnits (containers' requests that
+// each pass but add up past it). It returns the first such resource.
+func CheckSum(lists ...corev1.ResourceList) (corev1.ResourceName, bool) {
+	sums := map[corev1.ResourceName]*resource.Quantity{}
+	for _, l := range lists {
+		for name, q := range l {
+			if s, ok := sums[name]; ok {
+				s.Add(q)
+			} else {
+				c := q.DeepCopy()
+				sums[name] = &c
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(sums)) {
+		if CheckQuantity(*sums[name]) != nil {
+			return name, false
+		}
+	}
+	return "", true
+}
