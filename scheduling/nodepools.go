@@ -9,7 +9,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -362,8 +361,11 @@ func newDaemons(dss []*appsv1.DaemonSet, dims *resources.Dims) []*daemon {
 			continue // a daemon that can run nowhere takes no room
 		}
 		d := &daemon{name: ds.Namespace + "/" + ds.Name, pod: pod, alternatives: alts, ports: podHostPorts(pod)}
-		d.requests = dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
-		d.requests[resources.Pods] = 1000
+		requests, err := podRequests(pod, dims)
+		if err != nil {
+			continue // a daemon with a negative request cannot run
+		}
+		d.requests = requests
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })

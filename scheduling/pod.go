@@ -268,20 +268,31 @@ func (p *podInfo) activeTerms() []topology.Term {
 // podRequests returns what a pod uses of a node, kube-scheduler's way, plus one pod. Pods
 // with only regular containers and no overhead or pod-level resources (nearly all) are summed
 // directly; the rest go through component-helpers' PodRequests for init containers,
-// sidecars, overhead and pod-level resources.
+// sidecars, overhead and pod-level resources. A container's limit stands for its missing
+// request, as the API server defaults it on every pod it admits (a DaemonSet's template is
+// not defaulted, its pods are).
 func podRequests(pod *corev1.Pod, dims *resources.Dims) (resources.Vector, error) {
 	v := make(resources.Vector, dims.Len())
 	simple := len(pod.Spec.InitContainers) == 0 && pod.Spec.Overhead == nil && pod.Spec.Resources == nil
 	if simple {
 		for i := range pod.Spec.Containers {
-			for name, q := range pod.Spec.Containers[i].Resources.Requests {
+			r := &pod.Spec.Containers[i].Resources
+			for name, q := range r.Requests {
+				if idx, ok := dims.Index(name); ok {
+					v[idx] += q.MilliValue()
+				}
+			}
+			for name, q := range r.Limits {
+				if _, requested := r.Requests[name]; requested {
+					continue
+				}
 				if idx, ok := dims.Index(name); ok {
 					v[idx] += q.MilliValue()
 				}
 			}
 		}
 	} else {
-		dims.Fill(v, resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+		dims.Fill(v, resourcehelper.PodRequests(withDefaultRequests(pod), resourcehelper.PodResourcesOptions{}))
 	}
 	for i, x := range v {
 		if x < 0 {
@@ -291,6 +302,38 @@ func podRequests(pod *corev1.Pod, dims *resources.Dims) (resources.Vector, error
 	}
 	v[resources.Pods] += 1000
 	return v, nil
+}
+
+// withDefaultRequests returns pod, or a copy whose containers request what they only limit.
+func withDefaultRequests(pod *corev1.Pod) *corev1.Pod {
+	needs := func(cs []corev1.Container) bool {
+		for i := range cs {
+			for name := range cs[i].Resources.Limits {
+				if _, ok := cs[i].Resources.Requests[name]; !ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !needs(pod.Spec.InitContainers) && !needs(pod.Spec.Containers) {
+		return pod
+	}
+	out := pod.DeepCopy()
+	for _, cs := range [][]corev1.Container{out.Spec.InitContainers, out.Spec.Containers} {
+		for i := range cs {
+			r := &cs[i].Resources
+			for name, q := range r.Limits {
+				if _, ok := r.Requests[name]; !ok {
+					if r.Requests == nil {
+						r.Requests = corev1.ResourceList{}
+					}
+					r.Requests[name] = q
+				}
+			}
+		}
+	}
+	return out
 }
 
 // note records a placement step of a traced pod.

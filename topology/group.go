@@ -224,6 +224,11 @@ func (g *Group) CountsOn(nodeLabels map[string]string) bool {
 	return false
 }
 
+// NodeFilter returns the alternatives a node must match for the group to count pods on it
+// (the declaring pod's node selector and required affinity, under nodeAffinityPolicy Honor),
+// or nil when every node counts.
+func (g *Group) NodeFilter() []requirements.Requirements { return g.nodeFilter }
+
 // CountsOnNew reports whether pods on a planned node described by reqs count for the group:
 // the node's requirements must already imply one of the filter's alternatives (each key
 // constrained to values the alternative allows), since its remaining labels are not known.
