@@ -81,7 +81,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml|html] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD]", planDescription, stderr)
 	in := addInputFlags(fs)
 	var explain, preferences, minValues string
-	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default)")
+	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default), or of a workload's first pending pod (deployment/web, shop/statefulset/db)")
 	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "`policy` for preferred scheduling terms: Respect (relax them one at a time when a pod cannot be placed otherwise) or Ignore")
 	fs.StringVar(&minValues, "min-values", string(scheduling.MinValuesStrict), "`policy` for NodePool minValues: Strict (refuse nodes with fewer distinct values) or BestEffort (keep them, with a note)")
 	nodeCost := fs.Float64("node-cost", scheduling.DefaultNodeCost, "what each new node costs in `USD` per hour beyond its instance price (root volume, public IPv4); the default is a 20 GiB gp3 volume; 0 for none")
@@ -108,11 +108,16 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		return badFlag(stderr, fs, "invalid --min-values %q: use Strict or BestEffort", minValues)
 	}
-	if explain != "" && !strings.Contains(explain, "/") {
-		explain = "default/" + explain
-	}
 	if explain != "" {
-		opts.Trace = []string{explain}
+		res, text, err := app.ExplainPlan(in.config(stdin), opts, explain)
+		if res != nil {
+			warn(stderr, res.Bundle.Warnings)
+		}
+		if err != nil {
+			return inputError(stderr, fs, err)
+		}
+		_, err = io.WriteString(stdout, text)
+		return outputError(stderr, fs, err)
 	}
 
 	res, err := app.Plan(in.config(stdin), opts)
@@ -121,14 +126,6 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return inputError(stderr, fs, err)
-	}
-	if explain != "" {
-		text, err := app.Explain(res, explain)
-		if err != nil {
-			return inputError(stderr, fs, err)
-		}
-		_, err = io.WriteString(stdout, text)
-		return outputError(stderr, fs, err)
 	}
 	switch in.output {
 	case "table":
