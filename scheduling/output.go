@@ -79,7 +79,7 @@ func regionOf(labels map[string]string, zone string) string {
 func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out := Plan{NodeClaims: []NodeClaim{}, ExistingNodes: []ExistingPlacement{}, Unschedulable: []Unschedulable{}}
 	placed := 0
-	var claimPods [][]*corev1.Pod
+	var claimPods [][]placedPod
 	for _, n := range s.nodes {
 		if len(n.pods) == 0 {
 			continue
@@ -112,7 +112,7 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out.Summary.HourlyCost = roundPrice(out.Summary.HourlyCost)
 	out.Summary.LowerBound = roundPrice(s.lowerBound())
 	out.Summary.NodeFixedCost = roundPrice(s.nodeCost * float64(out.Summary.NewNodes))
-	out.Summary.CostByWorkload = costByWorkload(out.NodeClaims, func(i int) []*corev1.Pod { return claimPods[i] })
+	out.Summary.CostByWorkload = costByWorkload(out.NodeClaims, func(i int) []placedPod { return claimPods[i] })
 	out.TopologyDomains = s.launchableDomains()
 	return out
 }

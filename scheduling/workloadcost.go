@@ -7,7 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
 // WorkloadCost is the share of the new nodes' hourly cost that one workload's pods account
@@ -64,12 +65,19 @@ func PodWorkload(pod *corev1.Pod) Workload {
 	return w
 }
 
+// placedPod is a pod on a new node with its cpu and memory requests, in milli-units as the
+// solver counts them.
+type placedPod struct {
+	pod         *corev1.Pod
+	cpu, memory float64
+}
+
 // costByWorkload splits each new node's price among the pods placed on it, in proportion to
 // cpu request / allocatable cpu + memory request / allocatable memory (equally when all of a
 // node's pods request neither), and sums the shares per workload. The result is sorted by
 // cost, most expensive first, then by namespace, kind and name; each cost is rounded as
 // prices are, so the costs add up to Summary.HourlyCost up to that rounding.
-func costByWorkload(claims []NodeClaim, podsOf func(i int) []*corev1.Pod) []WorkloadCost {
+func costByWorkload(claims []NodeClaim, podsOf func(i int) []placedPod) []WorkloadCost {
 	type total struct {
 		pods int
 		cost float64
@@ -81,26 +89,25 @@ func costByWorkload(claims []NodeClaim, podsOf func(i int) []*corev1.Pod) []Work
 			continue
 		}
 		allocCPU := float64(nc.Allocatable.Cpu().MilliValue())
-		allocMem := nc.Allocatable.Memory().AsApproximateFloat64()
+		allocMem := float64(nc.Allocatable.Memory().MilliValue())
 		weights := make([]float64, len(pods))
 		sum := 0.0
-		for j, pod := range pods {
-			req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		for j, p := range pods {
 			if allocCPU > 0 {
-				weights[j] += float64(req.Cpu().MilliValue()) / allocCPU
+				weights[j] += p.cpu / allocCPU
 			}
 			if allocMem > 0 {
-				weights[j] += req.Memory().AsApproximateFloat64() / allocMem
+				weights[j] += p.memory / allocMem
 			}
 			weights[j] = max(weights[j], 0) // a negative request takes no share
 			sum += weights[j]
 		}
-		for j, pod := range pods {
+		for j, p := range pods {
 			share := 1 / float64(len(pods))
 			if sum > 0 {
 				share = weights[j] / sum
 			}
-			w := PodWorkload(pod)
+			w := PodWorkload(p.pod)
 			t := totals[w]
 			if t == nil {
 				t = &total{}
@@ -125,10 +132,10 @@ func costByWorkload(claims []NodeClaim, podsOf func(i int) []*corev1.Pod) []Work
 	return out
 }
 
-func podsOf(infos []*podInfo) []*corev1.Pod {
-	out := make([]*corev1.Pod, len(infos))
+func podsOf(infos []*podInfo) []placedPod {
+	out := make([]placedPod, len(infos))
 	for i, p := range infos {
-		out[i] = p.pod
+		out[i] = placedPod{pod: p.pod, cpu: float64(p.requests[resources.CPU]), memory: float64(p.requests[resources.Memory])}
 	}
 	return out
 }

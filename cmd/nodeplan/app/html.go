@@ -126,7 +126,7 @@ func workloadLabel(w scheduling.Workload) string {
 // monthly formats an hourly price as a monthly one.
 func monthly(hourly float64) string { return fmt.Sprintf("$%.2f", hourly*hoursPerMonth) }
 
-// countsOf lists "value: n" facts in the order values first appear sorted by name.
+// countsOf lists how many nodes have each value, values sorted.
 func countsOf(values []string) []fact {
 	counts := map[string]int{}
 	for _, v := range values {
