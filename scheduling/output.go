@@ -79,6 +79,7 @@ func regionOf(labels map[string]string, zone string) string {
 func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out := Plan{NodeClaims: []NodeClaim{}, ExistingNodes: []ExistingPlacement{}, Unschedulable: []Unschedulable{}}
 	placed := 0
+	var claimPods [][]placedPod
 	for _, n := range s.nodes {
 		if len(n.pods) == 0 {
 			continue
@@ -88,6 +89,7 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 			continue
 		}
 		out.NodeClaims = append(out.NodeClaims, nc)
+		claimPods = append(claimPods, podsOf(n.pods))
 		out.Summary.HourlyCost += nc.Price
 		placed += len(n.pods)
 	}
@@ -110,6 +112,7 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out.Summary.HourlyCost = roundPrice(out.Summary.HourlyCost)
 	out.Summary.LowerBound = roundPrice(s.lowerBound())
 	out.Summary.NodeFixedCost = roundPrice(s.nodeCost * float64(out.Summary.NewNodes))
+	out.Summary.CostByWorkload = costByWorkload(out.NodeClaims, func(i int) []placedPod { return claimPods[i] })
 	out.TopologyDomains = s.launchableDomains()
 	return out
 }

@@ -110,4 +110,7 @@ type Summary struct {
 	// NodeFixedCost is what the new nodes cost per hour beyond their instance prices
 	// (Options.NodeCost each), apart from HourlyCost and LowerBound.
 	NodeFixedCost float64 `json:"nodeFixedCost"`
+	// CostByWorkload splits HourlyCost among the workloads of the pods on the new nodes: each
+	// node's price in proportion to its pods' cpu and memory requests (see WorkloadCost).
+	CostByWorkload []WorkloadCost `json:"costByWorkload"`
 }

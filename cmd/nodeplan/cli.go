@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -112,11 +114,32 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 		return exitUsage, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
+		hint := ""
+		if paths := leadingPaths(fs.Args()); len(paths) > 0 && fs.Lookup("f") != nil {
+			hint = fmt.Sprintf(": did you mean -f %s?", strings.Join(paths, " -f "))
+		}
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q%s\nRun \"%s -h\" for usage.\n", fs.Name(), fs.Arg(0), hint, fs.Name())
 		return exitUsage, false
 	}
 	return exitOK, true
+}
+
+// leadingPaths returns the arguments before the first flag-like one when they all look like
+// manifest paths (an existing file or directory, a .yaml, .yml or .json name, or - for
+// stdin), the usual slip of leaving out -f; else nil.
+func leadingPaths(args []string) []string {
+	var paths []string
+	for _, a := range args {
+		if a != "-" && strings.HasPrefix(a, "-") {
+			break
+		}
+		ext := strings.ToLower(filepath.Ext(a))
+		if _, err := os.Stat(a); err != nil && a != "-" && ext != ".yaml" && ext != ".yml" && ext != ".json" {
+			return nil
+		}
+		paths = append(paths, a)
+	}
+	return paths
 }
 
 // badFlag reports a flag value that cannot be used and returns exitUsage.

@@ -22,10 +22,12 @@ aside), and room they need is not promised to evicted pods.
 --now is the time the decision is made at (RFC 3339, default: the current time): node ages,
 expireAfter, consolidateAfter and budget schedules are measured against it.
 
--o json and -o yaml print the nodeplan/v1 Decisions document.`
+-o json and -o yaml print the nodeplan/v1 Decisions document; -o html writes one
+self-contained HTML page with the cluster before and after, the commands and the nodes left
+alone.`
 
 func runConsolidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("consolidate", "nodeplan consolidate -f PATH... [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [-o table|json|yaml]", consolidateDescription, stderr)
+	fs := newFlagSet("consolidate", "nodeplan consolidate -f PATH... [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [-o table|json|yaml|html]", consolidateDescription, stderr)
 	in := addInputFlags(fs)
 	var nowFlag string
 	fs.StringVar(&nowFlag, "now", "", "decision `time` in RFC 3339, e.g. 2026-01-10T12:00:00Z (default: the current time)")
@@ -53,8 +55,11 @@ func runConsolidate(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return inputError(stderr, fs, err)
 	}
 	warn(stderr, res.Decisions.Warnings)
-	if in.output == "table" {
+	switch in.output {
+	case "table":
 		return outputError(stderr, fs, app.WriteDecisionsTable(stdout, res))
+	case "html":
+		return outputError(stderr, fs, app.WriteDecisionsHTML(stdout, res))
 	}
 	data, err := app.Encode(app.NewDecisionsDocument(res.Decisions), in.output)
 	if err != nil {

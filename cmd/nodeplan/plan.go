@@ -24,7 +24,9 @@ Every NodePool may choose any instance type of the catalog its requirements allo
 
 The table shows, per new node, the share of its allocatable CPU and memory that its pods and
 the DaemonSet pods it would run request. -o json and -o yaml print the nodeplan/v1 Plan
-document. --explain NAMESPACE/POD tells where one pod goes and what constrained it.
+document; -o html writes one self-contained HTML page (nodes drawn by zone, pods coloured by
+workload, cost by workload) to open in a browser. --explain NAMESPACE/POD tells where one pod
+goes and what constrained it.
 
 Exit status: 0 when a plan was made (even with unschedulable pods), 1 for unusable input,
 2 for a bad command line.`
@@ -54,7 +56,7 @@ func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	f := &inputFlags{catalog: addCatalogFlags(fs, true)}
 	fs.Var(&f.paths, "f", "manifest `PATH`: a file, a directory or - for stdin (repeatable)")
 	fs.Var(&f.paths, "filename", "manifest `PATH` (same as -f)")
-	fs.StringVar(&f.output, "o", "table", "output `format`: table, json or yaml")
+	fs.StringVar(&f.output, "o", "table", "output `format`: table, json, yaml or html (one self-contained page)")
 	fs.StringVar(&f.output, "output", "table", "output `format` (same as -o)")
 	return f
 }
@@ -65,10 +67,10 @@ func (f *inputFlags) check() string {
 		return "no input: give manifests with -f PATH (a file, a directory or - for stdin)"
 	}
 	switch f.output {
-	case "table", "json", "yaml":
+	case "table", "json", "yaml", "html":
 		return ""
 	}
-	return fmt.Sprintf("invalid -o %q: use table, json or yaml", f.output)
+	return fmt.Sprintf("invalid -o %q: use table, json, yaml or html", f.output)
 }
 
 func (f *inputFlags) config(stdin io.Reader) app.Config {
@@ -76,10 +78,10 @@ func (f *inputFlags) config(stdin io.Reader) app.Config {
 }
 
 func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD]", planDescription, stderr)
+	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml|html] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD]", planDescription, stderr)
 	in := addInputFlags(fs)
 	var explain, preferences, minValues string
-	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default)")
+	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default), or of a workload's first pending pod (deployment/web, shop/statefulset/db)")
 	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "`policy` for preferred scheduling terms: Respect (relax them one at a time when a pod cannot be placed otherwise) or Ignore")
 	fs.StringVar(&minValues, "min-values", string(scheduling.MinValuesStrict), "`policy` for NodePool minValues: Strict (refuse nodes with fewer distinct values) or BestEffort (keep them, with a note)")
 	nodeCost := fs.Float64("node-cost", scheduling.DefaultNodeCost, "what each new node costs in `USD` per hour beyond its instance price (root volume, public IPv4); the default is a 20 GiB gp3 volume; 0 for none")
@@ -106,11 +108,16 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		return badFlag(stderr, fs, "invalid --min-values %q: use Strict or BestEffort", minValues)
 	}
-	if explain != "" && !strings.Contains(explain, "/") {
-		explain = "default/" + explain
-	}
 	if explain != "" {
-		opts.Trace = []string{explain}
+		res, text, err := app.ExplainPlan(in.config(stdin), opts, explain)
+		if res != nil {
+			warn(stderr, res.Bundle.Warnings)
+		}
+		if err != nil {
+			return inputError(stderr, fs, err)
+		}
+		_, err = io.WriteString(stdout, text)
+		return outputError(stderr, fs, err)
 	}
 
 	res, err := app.Plan(in.config(stdin), opts)
@@ -120,16 +127,11 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return inputError(stderr, fs, err)
 	}
-	if explain != "" {
-		text, err := app.Explain(res, explain)
-		if err != nil {
-			return inputError(stderr, fs, err)
-		}
-		_, err = io.WriteString(stdout, text)
-		return outputError(stderr, fs, err)
-	}
-	if in.output == "table" {
+	switch in.output {
+	case "table":
 		return outputError(stderr, fs, app.WritePlanTable(stdout, res))
+	case "html":
+		return outputError(stderr, fs, app.WritePlanHTML(stdout, res))
 	}
 	data, err := app.Encode(app.NewPlanDocument(res.Plan), in.output)
 	if err != nil {

@@ -83,11 +83,11 @@ func TestPlanExitCodes(t *testing.T) {
 		{"zones of two regions", []string{"plan", "-f", "testdata/two-regions.yaml"}, exitInput,
 			[]string{"several regions", "eu-west-1 (Node ip-10-1-0-1)", "us-west-2 (Pod default/web)", "--region"}},
 		{"no -f", []string{"plan"}, exitUsage, []string{"no input: give manifests with -f PATH", `Run "nodeplan plan -h"`}},
-		{"bad -o", []string{"plan", "-f", smallCluster, "-o", "wide"}, exitUsage, []string{`invalid -o "wide"`}},
+		{"bad -o", []string{"plan", "-f", smallCluster, "-o", "wide"}, exitUsage, []string{`invalid -o "wide": use table, json, yaml or html`}},
 		{"bad --preferences", []string{"plan", "-f", smallCluster, "--preferences", "Maybe"}, exitUsage, []string{`invalid --preferences "Maybe"`, "Respect or Ignore"}},
 		{"bad --min-values", []string{"plan", "-f", smallCluster, "--min-values", "strict"}, exitUsage, []string{`invalid --min-values "strict"`}},
 		{"unknown flag", []string{"plan", "-f", smallCluster, "--nope"}, exitUsage, []string{"flag provided but not defined: -nope"}},
-		{"stray argument", []string{"plan", smallCluster}, exitUsage, []string{`unexpected argument "testdata/small"`}},
+		{"stray argument", []string{"plan", smallCluster}, exitUsage, []string{`unexpected argument "testdata/small": did you mean -f testdata/small?`}},
 		{"explain an unknown pod", []string{"plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "web-9"}, exitInput,
 			[]string{"--explain default/web-9: no pending pod of that name", "pending pods include default/web-0"}},
 		{"consolidate: bad --now", []string{"consolidate", "-f", scaledToZero, "--now", "yesterday"}, exitUsage, []string{`invalid --now "yesterday"`, "RFC 3339"}},
@@ -218,4 +218,95 @@ spec:
 	code, stdout, stderr = nodeplanStdin(pod, "plan", "-f", "-", "--region", "us-west-2")
 	require.Equal(t, exitOK, code, stderr)
 	require.Contains(t, stdout, "default/web   NodeAffinity")
+}
+
+// -o html writes one page for plan and consolidate; --explain still explains.
+func TestHTMLOutput(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := nodeplan("plan", "-f", statefulEBS, "-o", "html")
+	require.Equal(t, exitOK, code, stderr)
+	require.True(t, strings.HasPrefix(stdout, "<!DOCTYPE html>\n"))
+	require.Contains(t, stdout, `data-node="default-1"`)
+	require.True(t, strings.HasSuffix(stdout, "</html>\n"))
+
+	code, stdout, stderr = nodeplan("consolidate", "-f", scaledToZero, "--now", "2026-01-12T10:00:00Z", "-o", "html")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "<title>nodeplan consolidate</title>")
+	require.Contains(t, stdout, `<figure class="node removed"`)
+
+	code, stdout, _ = nodeplan("plan", "-f", statefulEBS, "-o", "html", "--explain", "shop/catalog-1")
+	require.Equal(t, exitOK, code)
+	require.True(t, strings.HasPrefix(stdout, "Pod shop/catalog-1\n"))
+}
+
+// Leaving out -f is a short error that says what was meant, not the whole usage.
+func TestMissingDashF(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", statefulEBS}, `nodeplan plan: unexpected argument "` + statefulEBS + `": did you mean -f ` + statefulEBS + `?` + "\n" + `Run "nodeplan plan -h" for usage.` + "\n"},
+		{[]string{"plan", statefulEBS, "testdata/daemonsets.yaml", "-o", "json"}, "did you mean -f " + statefulEBS + " -f testdata/daemonsets.yaml?\n"},
+		{[]string{"consolidate", scaledToZero}, "did you mean -f " + scaledToZero + "?\n"},
+		{[]string{"plan", "missing.yaml"}, "did you mean -f missing.yaml?\n"},
+		// Not a path: no hint, but still short.
+		{[]string{"catalog", "m5.large"}, `nodeplan catalog: unexpected argument "m5.large"` + "\n" + `Run "nodeplan catalog -h" for usage.` + "\n"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := nodeplan(tt.args...)
+		require.Equal(t, exitUsage, code, "%v", tt.args)
+		require.Empty(t, stdout)
+		require.Contains(t, stderr, tt.want, "%v", tt.args)
+		require.NotContains(t, stderr, "Flags:", "%v: the error must be short", tt.args)
+		require.Equal(t, 2, strings.Count(stderr, "\n"), "%v: %s", tt.args, stderr)
+	}
+}
+
+// A cordoned node is skipped for being cordoned, not "for lack of room" (the solver models it
+// as having no allocatable).
+func TestPlanExplainCordoned(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := nodeplan("plan", "-f", "testdata/cordoned.yaml", "--explain", "web-0")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "1. 1 existing node skipped: cordoned (spec.unschedulable, takes no new pods): cordoned-1; 1 other existing node skipped: not enough free room\n")
+	require.NotContains(t, stdout, "2 existing node(s) skipped: not enough free room")
+}
+
+// --explain KIND/NAME and NAMESPACE/KIND/NAME explain a workload's first pending pod.
+func TestPlanExplainWorkload(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{"shop/deployment/catalog", "shop/Deployment/catalog", "shop/deploy/catalog"} {
+		code, stdout, stderr := nodeplan("plan", "-f", statefulEBS, "--explain", target)
+		require.Equal(t, exitOK, code, stderr)
+		require.True(t, strings.HasPrefix(stdout, "Deployment shop/catalog has 3 pending pods; explaining the first, shop/catalog-0.\nPod shop/catalog-0\n"), stdout)
+		require.Contains(t, stdout, "Solver steps:")
+	}
+	// In the default namespace, KIND/NAME; a StatefulSet's first pod is <name>-0.
+	code, stdout, stderr := nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "deployment/web")
+	require.Equal(t, exitOK, code, stderr)
+	require.True(t, strings.HasPrefix(stdout, "Deployment default/web has 4 pending pods; explaining the first, default/web-0.\nPod default/web-0\n"), stdout)
+	code, stdout, stderr = nodeplan("plan", "-f", "../../examples/statefulset-zone", "--explain", "streaming/sts/kafka")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "explaining the first, streaming/kafka-0.\nPod streaming/kafka-0\n")
+	// A bare pod by kind.
+	code, stdout, stderr = nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "pod/big")
+	require.Equal(t, exitOK, code, stderr)
+	require.True(t, strings.HasPrefix(stdout, "Pod default/big\n"), stdout)
+
+	for _, tt := range []struct{ target, want string }{
+		{"deployment/catalog", "--explain deployment/catalog: no pending pod of Deployment default/catalog (did you mean shop/deployment/catalog?)"},
+		{"statefulset/web", "--explain statefulset/web: no pending pod of StatefulSet default/web (no pod of the input belongs to it)"},
+		{"shop/widget/catalog", `--explain shop/widget/catalog: "widget" is not a kind nodeplan knows`},
+		{"a/b/c/d", "--explain a/b/c/d: use NAMESPACE/POD, KIND/NAME or NAMESPACE/KIND/NAME"},
+	} {
+		code, stdout, stderr := nodeplan("plan", "-f", statefulEBS, "--explain", tt.target)
+		require.Equal(t, exitInput, code, tt.target)
+		require.Empty(t, stdout)
+		require.Contains(t, stderr, tt.want)
+	}
+	// A running pod named by kind is still a running pod.
+	code, stdout, stderr = nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "data/pod/db-0")
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "Pod data/db-0 is already running on node lab-node-1; plan only places pending pods.\n", stdout)
 }

@@ -3,8 +3,10 @@ package app
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,8 +48,9 @@ func Explain(res *Planned, key string) (string, error) {
 			continue
 		}
 		fmt.Fprintf(&b, "  Solver steps:\n")
+		cordoned := cordonedNodes(res.Input.ExistingNodes)
 		for i, step := range tr.Steps {
-			fmt.Fprintf(&b, "    %d. %s\n", i+1, step)
+			fmt.Fprintf(&b, "    %d. %s\n", i+1, withCordoned(step, cordoned))
 		}
 	}
 	return b.String(), nil
@@ -449,4 +452,40 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// skippedForRoom is the solver's note on the existing nodes it did not try for lack of free
+// room. The solver models a cordoned node as having no allocatable, so cordoned nodes are
+// among them.
+var skippedForRoom = regexp.MustCompile(`^(\d+) existing node\(s\) skipped: not enough free room$`)
+
+// withCordoned tells the cordoned nodes apart in the solver's note on skipped existing nodes:
+// they were passed over for being cordoned, whatever room they have.
+func withCordoned(step string, cordoned []string) string {
+	m := skippedForRoom.FindStringSubmatch(step)
+	if m == nil || len(cordoned) == 0 {
+		return step
+	}
+	skipped, err := strconv.Atoi(m[1])
+	if err != nil || skipped < len(cordoned) {
+		return step
+	}
+	text := fmt.Sprintf("%s skipped: cordoned (spec.unschedulable, takes no new pods): %s",
+		plural(len(cordoned), "existing node"), abbreviate(cordoned, 5))
+	if full := skipped - len(cordoned); full > 0 {
+		text += fmt.Sprintf("; %s skipped: not enough free room", plural(full, "other existing node"))
+	}
+	return text
+}
+
+// cordonedNodes names the cordoned existing nodes, sorted.
+func cordonedNodes(nodes []*scheduling.ExistingNode) []string {
+	var out []string
+	for _, n := range nodes {
+		if n != nil && n.Node != nil && n.Node.Spec.Unschedulable {
+			out = append(out, n.Node.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -26,24 +26,36 @@ func (u *usage) add(pod *corev1.Pod) {
 	u.memory += req.Memory().Value()
 }
 
-// daemons adds the pods the DaemonSets would run on a node with these labels and taints:
-// those whose required node affinity matches and that tolerate its NoSchedule and NoExecute
-// taints, as the DaemonSet controller decides.
+// daemons adds the pods the DaemonSets would run on a node with these labels and taints.
 func (u *usage) daemons(dss []*appsv1.DaemonSet, labels map[string]string, taints []corev1.Taint) {
+	for _, pod := range daemonPods(dss, labels, taints) {
+		u.add(pod)
+	}
+}
+
+// daemonPods are the pods the DaemonSets would run on a node with these labels and taints:
+// those whose required node affinity matches and that tolerate its NoSchedule and NoExecute
+// taints, as the DaemonSet controller decides. They are named after their DaemonSet.
+func daemonPods(dss []*appsv1.DaemonSet, labels map[string]string, taints []corev1.Taint) []*corev1.Pod {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.NodeSpec{Taints: taints}}
+	var out []*corev1.Pod
 	for _, ds := range dss {
 		if ds == nil {
 			continue
 		}
-		pod := &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec}
+		pod := &corev1.Pod{ObjectMeta: *ds.Spec.Template.ObjectMeta.DeepCopy(), Spec: ds.Spec.Template.Spec}
 		if ok, err := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); err != nil || !ok {
 			continue
 		}
 		if _, bad := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, pod.Spec.Tolerations, hardTaint, false); bad {
 			continue
 		}
-		u.add(pod)
+		pod.Namespace, pod.Name = ds.Namespace, ds.Name
+		yes := true
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, Controller: &yes}}
+		out = append(out, pod)
 	}
+	return out
 }
 
 func hardTaint(t *corev1.Taint) bool {

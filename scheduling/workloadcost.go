@@ -1,0 +1,141 @@
+package scheduling
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
+
+// WorkloadCost is the share of the new nodes' hourly cost that one workload's pods account
+// for (Summary.CostByWorkload).
+type WorkloadCost struct {
+	Namespace string `json:"namespace"`
+	// Kind and Name are the pod's controller (see PodWorkload): Deployment, StatefulSet, Job,
+	// …, or Pod and the pod's own name for a pod without one.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Pods counts the workload's pods on new nodes.
+	Pods int `json:"pods"`
+	// HourlyCost is the workload's part of the new nodes' prices (USD per hour).
+	HourlyCost float64 `json:"hourlyCost"`
+}
+
+// Workload names the controller a pod belongs to.
+type Workload struct {
+	Namespace, Kind, Name string
+}
+
+// labelPodTemplateHash is the label the Deployment controller puts on its ReplicaSets' pods;
+// it also ends the ReplicaSet's name: <deployment>-<hash>.
+const labelPodTemplateHash = "pod-template-hash"
+
+// PodWorkload returns the workload a pod belongs to: its controller owner reference (the
+// first owner reference when none is marked controller), or kind Pod and the pod's own name
+// when it has none. A ReplicaSet counts as its Deployment when the pod carries the
+// pod-template-hash label and the ReplicaSet is named <deployment>-<that hash>, as the
+// Deployment controller names them; the pod alone cannot say more (a ReplicaSet named
+// otherwise stays a ReplicaSet, and a Job stays a Job even when a CronJob made it).
+func PodWorkload(pod *corev1.Pod) Workload {
+	w := Workload{Namespace: pod.Namespace, Kind: "Pod", Name: pod.Name}
+	var owner *metav1.OwnerReference
+	for i := range pod.OwnerReferences {
+		r := &pod.OwnerReferences[i]
+		if r.Controller != nil && *r.Controller {
+			owner = r
+			break
+		}
+		if owner == nil {
+			owner = r
+		}
+	}
+	if owner == nil || owner.Kind == "" || owner.Name == "" {
+		return w
+	}
+	w.Kind, w.Name = owner.Kind, owner.Name
+	if hash := pod.Labels[labelPodTemplateHash]; owner.Kind == "ReplicaSet" && hash != "" {
+		if deployment, ok := strings.CutSuffix(owner.Name, "-"+hash); ok && deployment != "" {
+			w.Kind, w.Name = "Deployment", deployment
+		}
+	}
+	return w
+}
+
+// placedPod is a pod on a new node with its cpu and memory requests, in milli-units as the
+// solver counts them.
+type placedPod struct {
+	pod         *corev1.Pod
+	cpu, memory float64
+}
+
+// costByWorkload splits each new node's price among the pods placed on it, in proportion to
+// cpu request / allocatable cpu + memory request / allocatable memory (equally when all of a
+// node's pods request neither), and sums the shares per workload. The result is sorted by
+// cost, most expensive first, then by namespace, kind and name; each cost is rounded as
+// prices are, so the costs add up to Summary.HourlyCost up to that rounding.
+func costByWorkload(claims []NodeClaim, podsOf func(i int) []placedPod) []WorkloadCost {
+	type total struct {
+		pods int
+		cost float64
+	}
+	totals := map[Workload]*total{}
+	for i, nc := range claims {
+		pods := podsOf(i)
+		if len(pods) == 0 {
+			continue
+		}
+		allocCPU := float64(nc.Allocatable.Cpu().MilliValue())
+		allocMem := float64(nc.Allocatable.Memory().MilliValue())
+		weights := make([]float64, len(pods))
+		sum := 0.0
+		for j, p := range pods {
+			if allocCPU > 0 {
+				weights[j] += p.cpu / allocCPU
+			}
+			if allocMem > 0 {
+				weights[j] += p.memory / allocMem
+			}
+			weights[j] = max(weights[j], 0) // a negative request takes no share
+			sum += weights[j]
+		}
+		for j, p := range pods {
+			share := 1 / float64(len(pods))
+			if sum > 0 {
+				share = weights[j] / sum
+			}
+			w := PodWorkload(p.pod)
+			t := totals[w]
+			if t == nil {
+				t = &total{}
+				totals[w] = t
+			}
+			t.pods++
+			t.cost += nc.Price * share
+		}
+	}
+	out := make([]WorkloadCost, 0, len(totals))
+	for w, t := range totals {
+		out = append(out, WorkloadCost{Namespace: w.Namespace, Kind: w.Kind, Name: w.Name, Pods: t.pods, HourlyCost: roundPrice(t.cost)})
+	}
+	slices.SortFunc(out, func(a, b WorkloadCost) int {
+		return cmp.Or(
+			cmp.Compare(b.HourlyCost, a.HourlyCost),
+			cmp.Compare(a.Namespace, b.Namespace),
+			cmp.Compare(a.Kind, b.Kind),
+			cmp.Compare(a.Name, b.Name),
+		)
+	})
+	return out
+}
+
+func podsOf(infos []*podInfo) []placedPod {
+	out := make([]placedPod, len(infos))
+	for i, p := range infos {
+		out[i] = placedPod{pod: p.pod, cpu: float64(p.requests[resources.CPU]), memory: float64(p.requests[resources.Memory])}
+	}
+	return out
+}
