@@ -380,6 +380,15 @@ func convertNodePoolV1(doc *document, o *nodePoolV1) (*scheduling.NodePool, erro
 	t := s.Template
 	np := newNodePool(o.Name, t.Metadata, t.Spec.Taints, t.Spec.StartupTaints, s.Limits, s.Weight,
 		s.Disruption.ConsolidationPolicy, s.Disruption.ConsolidateAfter, t.Spec.ExpireAfter)
+	if r := s.Replicas; r != nil {
+		if *r < 0 {
+			return nil, doc.errorf("spec.replicas", "must not be negative, got %d", *r)
+		}
+		if *r > MaxPodsPerWorkload {
+			return nil, doc.errorf("spec.replicas", "%d is more nodes than nodeplan plans for one NodePool (at most %d)", *r, MaxPodsPerWorkload)
+		}
+		np.Replicas = r
+	}
 	return np, finishNodePool(doc, np, fieldsV1, t.Spec.Requirements, s.Disruption.Budgets, s.Weight)
 }
 

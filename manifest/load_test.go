@@ -142,6 +142,7 @@ func TestMalformedFiles(t *testing.T) {
 			`cannot be true together with spec.ttlSecondsAfterEmpty (a Provisioner uses one or the other)`,
 		"replicas.yaml":          `replicas.yaml: document 1 (StatefulSet default/huge): spec.replicas: 1000000000 is more pods than nodeplan plans for one workload (at most 100000)`,
 		"duplicate.yaml":         `duplicate.yaml: document 2 (NodePool default): NodePool default is already defined in duplicate.yaml: document 1 (Provisioner default)`,
+		"nodepool-replicas.yaml": `nodepool-replicas.yaml: document 1 (NodePool static): spec.replicas: must not be negative, got -1`,
 		"quantity-huge-cpu.yaml": `quantity-huge-cpu.yaml: document 1 (Pod default/huge): spec.containers[0].resources.requests.cpu: 1e+30 is too large (at most 4e15)`,
 		"quantity-huge-memory.yaml": `quantity-huge-memory.yaml: document 1 (Deployment default/hog): spec.template.spec.containers[0].resources.limits.memory: ` +
 			`9223372036854775807 is too large (at most 4e15)`,
@@ -370,4 +371,22 @@ spec: {containers: [{name: c, image: i}]}
 func TestYAMLFlowStyle(t *testing.T) {
 	b := parse(t, "flow.yaml", "{apiVersion: v1, kind: Pod, metadata: {name: flow}, spec: {containers: [{name: c, image: i}]}}\n")
 	assert.Equal(t, []string{"default/flow"}, names(b.Pods))
+}
+
+func TestStaticNodePool(t *testing.T) {
+	b, err := manifest.Parse([]byte(`apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: static}
+spec:
+  replicas: 3
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+  limits: {nodes: 5}
+`), "static.yaml")
+	require.NoError(t, err)
+	require.Len(t, b.NodePools, 1)
+	require.NotNil(t, b.NodePools[0].Replicas)
+	assert.Equal(t, int64(3), *b.NodePools[0].Replicas)
 }

@@ -81,7 +81,7 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	placed := 0
 	var claimPods [][]placedPod
 	for _, n := range s.nodes {
-		if len(n.pods) == 0 {
+		if len(n.pods) == 0 && !n.static {
 			continue
 		}
 		nc, ok := s.nodeClaim(n)

@@ -60,6 +60,7 @@ func solve(in Input, prep *prepared) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	s.openStaticNodes()
 	failed := s.schedule(pods)
 	for len(failed) > 0 && s.settleLimits() {
 		// Pods refused for limits may fit now that planned nodes hold only their chosen type.
