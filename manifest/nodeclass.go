@@ -146,12 +146,12 @@ type ec2NodeClass struct {
 		CPUOptions          json.RawMessage      `json:"cpuOptions,omitempty"`
 	} `json:"spec"`
 	Status struct {
-		Subnets              []subnetStatus  `json:"subnets,omitempty"`
-		SecurityGroups       json.RawMessage `json:"securityGroups,omitempty"`
+		Subnets              []subnetStatus              `json:"subnets,omitempty"`
+		SecurityGroups       json.RawMessage             `json:"securityGroups,omitempty"`
 		CapacityReservations []capacityReservationStatus `json:"capacityReservations,omitempty"`
-		AMIs                 json.RawMessage `json:"amis,omitempty"`
-		InstanceProfile      json.RawMessage `json:"instanceProfile,omitempty"`
-		Conditions           json.RawMessage `json:"conditions,omitempty"`
+		AMIs                 json.RawMessage             `json:"amis,omitempty"`
+		InstanceProfile      json.RawMessage             `json:"instanceProfile,omitempty"`
+		Conditions           json.RawMessage             `json:"conditions,omitempty"`
 	} `json:"status"`
 }
 
