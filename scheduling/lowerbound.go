@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"github.com/nodeplan/nodeplan/instancetype"
 	"math"
 	"slices"
 	"strings"
@@ -42,12 +43,18 @@ func (s *solver) lowerBound() float64 {
 	if len(all) == 0 {
 		return 0
 	}
+	// Capacity reservations are next to free but hold few instances: the relaxations price
+	// types without them and take away from the demand all the reservations can hold.
+	reserved := s.reservedRoom()
+	demand = lessReserved(demand, reserved)
 	var types []*typeOption
 	var prices []float64
 	for _, pool := range s.pools {
 		for _, t := range pool.types {
-			types = append(types, t)
-			prices = append(prices, t.cheapest)
+			if price := paidPrice(t, nil); price >= 0 {
+				types = append(types, t)
+				prices = append(prices, price)
+			}
 		}
 	}
 	bound := coverBound(types, prices, all, demand, s.dims)
@@ -56,9 +63,66 @@ func (s *solver) lowerBound() float64 {
 			break // the plain class is the whole demand, bounded above already
 		}
 		types, prices := s.classTypes(c)
-		bound = max(bound, coverBound(types, prices, c.pods, c.demand, s.dims))
+		bound = max(bound, coverBound(types, prices, c.pods, lessReserved(c.demand, reserved), s.dims))
 	}
-	return max(bound, s.aloneBound(all))
+	if reserved == nil {
+		bound = max(bound, s.aloneBound(all))
+	}
+	return bound
+}
+
+// reservedRoom is the room all capacity reservations the NodePools may launch into can still
+// hold (instances left × the type's room), or nil when there are none.
+func (s *solver) reservedRoom() resources.Vector {
+	rooms := map[string]resources.Vector{}
+	for _, pool := range s.pools {
+		for _, t := range pool.types {
+			for _, o := range t.offerings {
+				if o.ReservationID == "" || o.ReservationCapacity <= 0 {
+					continue
+				}
+				room := t.room.Clone()
+				for i := range room {
+					room[i] = max(room[i], 0) * int64(o.ReservationCapacity)
+				}
+				if old, ok := rooms[o.ReservationID]; ok {
+					room.Max(old)
+				}
+				rooms[o.ReservationID] = room
+			}
+		}
+	}
+	if len(rooms) == 0 {
+		return nil
+	}
+	total := make(resources.Vector, s.dims.Len())
+	for _, room := range rooms {
+		total.Add(room)
+	}
+	return total
+}
+
+// lessReserved is demand less what reservations can hold, never below zero.
+func lessReserved(demand, reserved resources.Vector) resources.Vector {
+	if reserved == nil {
+		return demand
+	}
+	out := demand.Clone()
+	for i := range out {
+		out[i] = max(out[i]-reserved[i], 0)
+	}
+	return out
+}
+
+// paidPrice is the cheapest offering of t that reqs allow (nil: any) outside capacity
+// reservations, or -1.
+func paidPrice(t *typeOption, reqs requirements.Requirements) float64 {
+	for _, o := range t.offerings {
+		if o.ReservationID == "" && (reqs == nil || instancetype.OfferingAllowed(o, reqs)) {
+			return o.Price
+		}
+	}
+	return -1
 }
 
 // coverBound is the fluid relaxation for pods on these types: fractional nodes whose usable
@@ -120,6 +184,9 @@ func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand r
 				}
 			}
 		}
+	}
+	if len(coefs) == 0 {
+		return 0 // nothing left to cover
 	}
 	cols := make([][]float64, len(types))
 	for j := range types {
@@ -376,7 +443,7 @@ func hostPrice(pool *poolState, t *typeOption, alts []requirements.Requirements)
 		if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
 			continue
 		}
-		if price := cheapestPrice(t, alt); price >= 0 && (best < 0 || price < best) {
+		if price := paidPrice(t, alt); price >= 0 && (best < 0 || price < best) {
 			best = price
 		}
 	}
