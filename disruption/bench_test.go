@@ -148,7 +148,7 @@ func benchmarkDecide(b *testing.B, in disruption.Input) {
 	b.ReportMetric(float64(removed), "removed")
 	unevaluated := 0
 	for _, bl := range d.Blocked {
-		if strings.Contains(bl.Reason, "not evaluated") {
+		if strings.Contains(bl.Reason, "not evaluated in this decision:") {
 			unevaluated++
 		}
 	}

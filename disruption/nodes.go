@@ -27,9 +27,12 @@ const (
 
 var doNotDisruptAnnotations = []string{AnnotationDoNotDisrupt, AnnotationDoNotEvict, AnnotationDoNotConsolidate}
 
-// nodeState is a node with everything Decide derived about it.
+// nodeState is a node with everything Decide derived about it: the one representation of a
+// node inside Decide. Its view is what the scheduler is shown, built once; the scheduling
+// Cluster tracks the pods that commands move onto it.
 type nodeState struct {
 	in           *Node
+	view         *scheduling.ExistingNode
 	name         string
 	poolName     string
 	pool         *scheduling.NodePool
@@ -73,6 +76,11 @@ type nodeState struct {
 
 	acted bool
 	why   string
+	// removed is set once the node is gone in simulations: a candidate of an earlier command,
+	// or a node already being disrupted. received is set once an earlier command of this
+	// decision planned pods onto it.
+	removed  bool
+	received bool
 }
 
 type pdbUse struct {
