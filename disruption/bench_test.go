@@ -164,6 +164,8 @@ func benchmarkDecide(b *testing.B, in disruption.Input) {
 type fleet struct {
 	nodes, podsPerNode, fillLo, fillHi, memPct int
 	spread                                     bool
+	// only, when set, is the one instance type the NodePool offers.
+	only string
 }
 
 // packedFleet is about 84% of cpu and 93% of memory requested: no node's pods fit on the
@@ -194,6 +196,10 @@ func (f fleet) build() disruption.Input {
 		Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").
 		Requirement("karpenter.k8s.aws/instance-family", corev1.NodeSelectorOpIn, "m5").
 		Requirement("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, zones...).Obj()
+	if f.only != "" {
+		np.Requirements = append(np.Requirements, scheduling.NodeSelectorRequirementWithMinValues{NodeSelectorRequirement: corev1.NodeSelectorRequirement{
+			Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{f.only}}})
+	}
 	ds := &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "logging", Namespace: "kube-system"},
 		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
@@ -264,4 +270,13 @@ func BenchmarkDecide5000NodesLoose(b *testing.B) { benchmarkDecide(b, looseFleet
 // BenchmarkDecide5000NodesLooseSpread is looseFleet with every pod spread over zones.
 func BenchmarkDecide5000NodesLooseSpread(b *testing.B) {
 	benchmarkDecide(b, looseFleet(5000, true).build())
+}
+
+// BenchmarkDecide5000NodesStuck is packedFleet whose NodePool offers only m5.xlarge: no
+// consolidation exists, so multi-node consolidation searches in vain and every single-node
+// candidate is simulated or ruled out by a bound.
+func BenchmarkDecide5000NodesStuck(b *testing.B) {
+	f := packedFleet(5000, false)
+	f.only = "m5.xlarge"
+	benchmarkDecide(b, f.build())
 }

@@ -33,14 +33,35 @@ func vecOf(l corev1.ResourceList) vec {
 
 // podVec is what a pod needs at least: its requests, never below zero, and one pod.
 func podVec(p *corev1.Pod) vec {
-	v := vecOf(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
+	v := requests(p)
 	return vec{max(v[0], 0), max(v[1], 0), 1}
 }
 
 // usedVec is what a running pod takes from its node by its requests, as they are.
 func usedVec(p *corev1.Pod) vec {
-	v := vecOf(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
+	v := requests(p)
 	v[2] = 1
+	return v
+}
+
+// requests is the pod's cpu and memory requests as kube-scheduler counts them: summed over
+// its containers when it has nothing else (no init containers, overhead or pod-level
+// resources), else from resourcehelper.PodRequests.
+func requests(p *corev1.Pod) vec {
+	spec := &p.Spec
+	if len(spec.InitContainers) > 0 || spec.Overhead != nil || spec.Resources != nil {
+		return vecOf(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
+	}
+	var v vec
+	for i := range spec.Containers {
+		r := spec.Containers[i].Resources.Requests
+		if q, ok := r[corev1.ResourceCPU]; ok {
+			v[0] += q.MilliValue()
+		}
+		if q, ok := r[corev1.ResourceMemory]; ok {
+			v[1] += q.Value()
+		}
+	}
 	return v
 }
 
@@ -58,21 +79,27 @@ type roomNode struct {
 	room vec
 }
 
+// newRoomIndex indexes the room of the nodes that may take pods. It reads the nodes' rooms as
+// the input gives them, so it serves consolidation, which runs before any command is
+// committed.
 func newRoomIndex(nodes []*nodeState) *roomIndex {
 	ix := &roomIndex{}
 	for _, n := range nodes {
-		if n.removed || n.in.Node.Spec.Unschedulable {
-			continue
+		n.needs = make([]vec, len(n.movable))
+		for i, p := range n.movable {
+			n.needs[i] = podVec(p)
 		}
 		alloc := n.in.Node.Status.Allocatable
 		if len(alloc) == 0 {
 			alloc = n.in.Node.Status.Capacity
 		}
-		room := vecOf(alloc)
+		n.room = vecOf(alloc)
 		for _, p := range n.pods {
-			room = room.sub(usedVec(p))
+			n.room = n.room.sub(usedVec(p))
 		}
-		ix.all = append(ix.all, roomNode{n: n, room: room})
+		if !n.removed && !n.in.Node.Spec.Unschedulable {
+			ix.all = append(ix.all, roomNode{n: n, room: n.room})
+		}
 	}
 	sort.SliceStable(ix.all, func(i, j int) bool {
 		a, b := ix.all[i].room, ix.all[j].room
@@ -83,19 +110,45 @@ func newRoomIndex(nodes []*nodeState) *roomIndex {
 		}
 		return ix.all[i].n.name < ix.all[j].n.name
 	})
+	ix.frontier = paretoFrontier(ix.all)
+	return ix
+}
+
+// without returns the index of the nodes that stay when leaving go.
+func (ix *roomIndex) without(leaving []*nodeState) *roomIndex {
+	if len(leaving) == 0 {
+		return ix
+	}
+	gone := make(map[*nodeState]bool, len(leaving))
+	for _, n := range leaving {
+		gone[n] = true
+	}
+	out := &roomIndex{all: make([]roomNode, 0, len(ix.all))}
 	for _, r := range ix.all {
+		if !gone[r.n] {
+			out.all = append(out.all, r)
+		}
+	}
+	out.frontier = paretoFrontier(out.all)
+	return out
+}
+
+// paretoFrontier returns the rooms no other room holds, from rooms sorted most first.
+func paretoFrontier(all []roomNode) []roomNode {
+	var frontier []roomNode
+	for _, r := range all {
 		dominated := false
-		for _, f := range ix.frontier {
+		for _, f := range frontier {
 			if r.room.fits(f.room) {
 				dominated = true
 				break
 			}
 		}
 		if !dominated {
-			ix.frontier = append(ix.frontier, r)
+			frontier = append(frontier, r)
 		}
 	}
-	return ix
+	return frontier
 }
 
 // fitsElsewhere reports whether v fits in the room of some node other than except.
@@ -124,8 +177,12 @@ func (ix *roomIndex) fitsElsewhere(v vec, except *nodeState) bool {
 }
 
 // offerIndex lists, cheapest first, the room of every instance type some NodePool may launch
-// and the cheapest available offering its requirements allow.
-type offerIndex struct{ types []typePrice }
+// and the cheapest available offering its requirements allow, and the lowest prices per
+// milli-cpu and per byte of memory among them.
+type offerIndex struct {
+	types           []typePrice
+	perCPU, perByte float64
+}
 
 type typePrice struct {
 	room  vec
@@ -133,7 +190,7 @@ type typePrice struct {
 }
 
 func newOfferIndex(pools []*scheduling.NodePool, poolReqs map[string]requirements.Requirements) *offerIndex {
-	ix := &offerIndex{}
+	ix := &offerIndex{perCPU: math.Inf(1), perByte: math.Inf(1)}
 	for _, np := range pools {
 		reqs := poolReqs[np.Name]
 		for _, it := range np.InstanceTypes {
@@ -146,8 +203,16 @@ func newOfferIndex(pools []*scheduling.NodePool, poolReqs map[string]requirement
 					price = math.Min(price, o.Price)
 				}
 			}
-			if !math.IsInf(price, 1) {
-				ix.types = append(ix.types, typePrice{room: vecOf(it.Allocatable()), price: price})
+			if math.IsInf(price, 1) {
+				continue
+			}
+			room := vecOf(it.Allocatable())
+			ix.types = append(ix.types, typePrice{room: room, price: price})
+			if room[0] > 0 {
+				ix.perCPU = math.Min(ix.perCPU, price/float64(room[0]))
+			}
+			if room[1] > 0 {
+				ix.perByte = math.Min(ix.perByte, price/float64(room[1]))
 			}
 		}
 	}
@@ -179,27 +244,74 @@ func (ix *offerIndex) cheapestHolding(need vec) float64 {
 	return math.Inf(1)
 }
 
-// singleNodeBound says why no single-node consolidation of c can succeed, or "" when a
-// simulation is needed. The pods of c that fit on no other node must all go to one new node
-// (a node is replaced by one node at most), which must cost less than c.
-func (d *decider) singleNodeBound(c *nodeState, rooms *roomIndex) string {
-	var homeless vec
-	for _, p := range c.movable {
-		if v := podVec(p); !rooms.fitsElsewhere(v, c) {
-			homeless = homeless.add(v)
+// need is what pods that fit on no staying node ask of new nodes: in total, and the largest
+// pod's requests.
+type need struct{ total, largest vec }
+
+func (n need) add(o need) need {
+	return need{total: n.total.add(o.total), largest: vec{max(n.largest[0], o.largest[0]), max(n.largest[1], o.largest[1]), max(n.largest[2], o.largest[2])}}
+}
+
+// homeless sums the movable pods of n that fit on no node of rooms but except.
+func homeless(n *nodeState, rooms *roomIndex, except *nodeState) need {
+	var out need
+	for _, v := range n.needs {
+		if !rooms.fitsElsewhere(v, except) {
+			out = out.add(need{total: v, largest: v})
 		}
 	}
-	if homeless == (vec{}) {
+	return out
+}
+
+// lower is a lower bound on what new nodes with room for n cost: the cheapest node holding
+// all of it when one node must, else the most of the cheapest price per cpu and per memory
+// times the total, and the cheapest node holding the largest pod. +Inf when no type can.
+func (ix *offerIndex) lower(n need, oneNode bool) float64 {
+	if n.total == (vec{}) {
+		return 0
+	}
+	if oneNode {
+		return ix.cheapestHolding(n.total)
+	}
+	bound := ix.cheapestHolding(n.largest)
+	if n.total[0] > 0 {
+		bound = math.Max(bound, float64(n.total[0])*ix.perCPU)
+	}
+	if n.total[1] > 0 {
+		bound = math.Max(bound, float64(n.total[1])*ix.perByte)
+	}
+	if math.IsNaN(bound) {
+		return math.Inf(1)
+	}
+	return bound
+}
+
+// setBound says why removing set cannot be a consolidation that costs less than limit in new
+// nodes ("" when a simulation is needed). extra is what other leaving nodes' pods already need
+// of new nodes; oneNode is set when a single node is removed, whose pods that fit on no other
+// node must then all go to one new node (a node is replaced by one node at most).
+func (d *decider) setBound(set []*nodeState, rooms *roomIndex, extra need, oneNode bool, limit float64) string {
+	n := extra
+	for _, c := range set {
+		n = n.add(homeless(c, rooms, c))
+	}
+	if n.total == (vec{}) {
 		return ""
 	}
-	lower := d.offers.cheapestHolding(homeless)
-	if math.IsInf(lower, 1) {
-		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and no instance type of the NodePools has room for it on one node", describeVec(homeless))
-	}
-	if lower >= c.price-priceEpsilon {
-		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and the cheapest node with room for it costs $%.4f/h, not less than the node's $%.4f/h", describeVec(homeless), lower, c.price)
+	lower := d.offers.lower(n, oneNode)
+	switch {
+	case math.IsInf(lower, 1):
+		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and no instance type of the NodePools has room for it", describeVec(n.total))
+	case lower >= limit-priceEpsilon:
+		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and new capacity for it costs at least $%.4f/h, not less than $%.4f/h", describeVec(n.total), lower, limit)
 	}
 	return ""
+}
+
+// singleNodeBound says why no single-node consolidation of c can succeed, or "" when a
+// simulation is needed.
+func (d *decider) singleNodeBound(c *nodeState, rooms *roomIndex) string {
+	return d.setBound([]*nodeState{c}, rooms, need{}, true, c.price)
 }
 
 func describeVec(v vec) string {

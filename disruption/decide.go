@@ -28,8 +28,10 @@ type decider struct {
 	pdbs      *pdbIndex
 	budgets   map[string]*poolBudget
 	sim       *simulator
-	// offers prices new capacity for the bounds.
+	// offers prices new capacity for the bounds, and rooms (made when consolidation first
+	// needs it) holds what the nodes have left.
 	offers   *offerIndex
+	rooms    *roomIndex
 	commands []Command
 	winner   string
 }
@@ -286,6 +288,14 @@ func sortedDaemonSets(in []*appsv1.DaemonSet) []*appsv1.DaemonSet {
 		return objectKey(out[i].Namespace, out[i].Name) < objectKey(out[j].Namespace, out[j].Name)
 	})
 	return out
+}
+
+// roomIndex returns the room every node has left, as the input gives it.
+func (d *decider) roomIndex() *roomIndex {
+	if d.rooms == nil {
+		d.rooms = newRoomIndex(d.nodes)
+	}
+	return d.rooms
 }
 
 // decisions renders the result: the commands, a reason for every other node, the summary.

@@ -28,6 +28,9 @@ func (d *decider) multiNode() error {
 			return false
 		}
 		tried[key] = true
+		if d.setBound(set, d.roomIndex().without(set), need{}, len(set) == 1, priceOf(set)) != "" {
+			return false
+		}
 		o, why := d.consolidate(d.sim.cluster, set)
 		if why != "" {
 			return false
@@ -92,8 +95,23 @@ func (d *decider) grow(list []*nodeState, best **outcome) error {
 	}
 	for len(rest) > 0 && len(set) < MaxMultiNodeCandidates {
 		current := *best
+		// A sound bound skips additions that cannot save more than the current set: the pods
+		// of the set and of the added node that fit on no staying node need new nodes.
+		rooms := d.roomIndex().without(set)
+		var extra need
+		for _, c := range set {
+			extra = extra.add(homeless(c, rooms, nil))
+		}
+		floor := 0.0
+		if current != nil {
+			floor = savings(current)
+		}
 		results, _, first, err := firstSuccess(d.sim, len(rest), func(cluster *scheduling.Cluster, i int) (*outcome, bool) {
 			grown := append(append(make([]*nodeState, 0, len(set)+1), set...), rest[i])
+			price := priceOf(grown)
+			if d.setBound(grown[len(set):], rooms, extra, len(grown) == 1, math.Min(price, price-floor+3*priceEpsilon)) != "" {
+				return nil, false
+			}
 			o, why := d.consolidate(cluster, grown)
 			return o, why == "" && better(o, current)
 		})
@@ -124,6 +142,14 @@ func better(a, b *outcome) bool {
 		return len(a.cands) > len(b.cands)
 	}
 	return namesKey(a.cands) < namesKey(b.cands)
+}
+
+func priceOf(set []*nodeState) float64 {
+	price := 0.0
+	for _, c := range set {
+		price += c.price
+	}
+	return price
 }
 
 // canBeat reports whether removing set could save more than best: savings never exceed what

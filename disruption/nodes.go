@@ -49,6 +49,10 @@ type nodeState struct {
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
 	pods    []*corev1.Pod
 	movable []*corev1.Pod
+	// needs are the movable pods' requests, and room what the node's allocatable leaves, for
+	// the bounds (see bounds.go); set by newRoomIndex.
+	needs []vec
+	room  vec
 	// counted is set when the node already counts against its NodePool's budgets (it is
 	// being disrupted or NotReady).
 	counted bool
@@ -133,6 +137,7 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	}
 	sortPods(n.pods)
 	sortPods(n.movable)
+
 	n.counted = in.Initialized && n.poolName != "" && (in.Disrupting || notReady(node))
 
 	switch {

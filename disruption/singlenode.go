@@ -18,7 +18,7 @@ func (d *decider) singleNode() error {
 	if len(cands) == 0 {
 		return nil
 	}
-	rooms := newRoomIndex(d.nodes)
+	rooms := d.roomIndex()
 	bound := make([]string, len(cands))
 	var simulated []int // indices of cands no bound rules out
 	for i, c := range cands {
