@@ -280,3 +280,15 @@ func BenchmarkDecide5000NodesStuck(b *testing.B) {
 	f.only = "m5.xlarge"
 	benchmarkDecide(b, f.build())
 }
+
+// BenchmarkDecide1000NodesDrifted has every node drifted (the NodePool now offers only
+// arm64 types): Drift replaces the 100 nodes the 10% budget allows, one command each, every
+// command simulated on the cluster the earlier ones left.
+func BenchmarkDecide1000NodesDrifted(b *testing.B) {
+	in := syntheticCluster(1000, 10)
+	np := *in.NodePools[0]
+	np.Requirements = append(np.Requirements, scheduling.NodeSelectorRequirementWithMinValues{NodeSelectorRequirement: corev1.NodeSelectorRequirement{
+		Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}})
+	in.NodePools = []*scheduling.NodePool{&np}
+	benchmarkDecide(b, in)
+}
