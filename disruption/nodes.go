@@ -312,6 +312,9 @@ func (d *decider) checkPDBs(n *nodeState) {
 
 // consolidationBlock says why consolidateAfter keeps the node from consolidation now.
 func (d *decider) consolidationBlock(n *nodeState) string {
+	if r := n.pool.Replicas; r != nil {
+		return fmt.Sprintf("NodePool %s is static (replicas %d): its nodes are never consolidated (drift and expiration still replace them)", n.poolName, *r)
+	}
 	after := n.pool.Disruption.ConsolidateAfter
 	if after == nil {
 		return fmt.Sprintf("NodePool %s has consolidateAfter: Never, so its nodes are not consolidated", n.poolName)
