@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -30,8 +29,8 @@ type entry struct {
 
 // build decodes documents and turns them into a Bundle: API defaults, workload expansion,
 // generated claims, default StorageClass, sorting.
-func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) {
-	d := &decoder{warnings: warnings}
+func build(docs []*document, w *warnings, errs *problems) (*Bundle, error) {
+	d := &decoder{warnings: w, errs: errs}
 	b := &Bundle{}
 	s := &builder{b: b, d: d, defined: map[string]*document{}}
 	var entries []entry
@@ -43,12 +42,10 @@ func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) 
 				entries = append(entries, e)
 			}
 		}
-		if err != nil {
-			errs = append(errs, err)
-		}
+		errs.add(err)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := errs.err(); err != nil {
+		return nil, err
 	}
 	s.pods(entries)
 	s.daemonSetsFromPods(entries)
@@ -58,7 +55,7 @@ func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) 
 	s.checkReferences()
 	s.nodeClasses()
 	s.sort()
-	b.Warnings = d.warnings
+	b.Warnings = d.warnings.result()
 	return b, nil
 }
 

@@ -91,11 +91,14 @@ func isList(apiVersion, kind string) bool {
 
 // decoder turns documents into typed objects, collecting warnings.
 type decoder struct {
-	warnings []string
+	warnings *warnings
+	// errs are the problems so far: once MaxProblems are kept, a bad value is only counted,
+	// without the search for its field.
+	errs *problems
 }
 
 func (d *decoder) warnf(format string, args ...any) {
-	d.warnings = append(d.warnings, fmt.Sprintf(format, args...))
+	d.warnings.add(fmt.Sprintf(format, args...))
 }
 
 // decode returns the typed object of a document, or nil for a kind nodeplan does not use.
@@ -138,6 +141,9 @@ func builtin[T any](d *decoder, doc *document, version string) (any, error) {
 func decodeTyped[T any](d *decoder, doc *document) (*T, error) {
 	obj := new(T)
 	if err := json.Unmarshal(doc.raw, obj); err != nil {
+		if d.errs.full() {
+			return nil, err // only counted
+		}
 		field, msg := locateError(doc.raw, new(T))
 		return nil, doc.errorf(field, "%s", msg)
 	}
