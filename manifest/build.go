@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/instancetype/aws"
@@ -165,6 +167,9 @@ func (s *builder) add(e entry) error {
 		return s.define(doc, "CSINode", &o.ObjectMeta)
 	case *policyv1.PodDisruptionBudget:
 		namespaced(doc, &o.ObjectMeta)
+		if err := validatePDB(doc, o); err != nil {
+			return err
+		}
 		b.PodDisruptionBudgets = append(b.PodDisruptionBudgets, o)
 		return s.define(doc, "PodDisruptionBudget", &o.ObjectMeta)
 	case *nodePoolObject:
@@ -304,3 +309,36 @@ func (s *builder) namespaces() {
 		})
 	}
 }
+
+// validatePDB checks a PodDisruptionBudget as the API server does: at most one of
+// minAvailable and maxUnavailable, each a non-negative integer or a percentage up to 100%, and
+// a valid selector.
+func validatePDB(doc *document, pdb *policyv1.PodDisruptionBudget) error {
+	s := pdb.Spec
+	if s.MinAvailable != nil && s.MaxUnavailable != nil {
+		return doc.errorf("spec.maxUnavailable", "cannot be set together with spec.minAvailable")
+	}
+	for _, f := range []struct {
+		field string
+		v     *intstr.IntOrString
+	}{{"spec.minAvailable", s.MinAvailable}, {"spec.maxUnavailable", s.MaxUnavailable}} {
+		switch {
+		case f.v == nil:
+		case f.v.Type == intstr.Int && f.v.IntVal < 0:
+			return doc.errorf(f.field, "must not be negative, got %d", f.v.IntVal)
+		case f.v.Type == intstr.String && !percentRE.MatchString(f.v.StrVal):
+			return doc.errorf(f.field, "%q is neither an integer nor a percentage (e.g. 1 or \"25%%\")", f.v.StrVal)
+		case f.v.Type == intstr.String:
+			if n, err := strconv.Atoi(strings.TrimSuffix(f.v.StrVal, "%")); err != nil || n > 100 {
+				return doc.errorf(f.field, "%s is more than 100%%", f.v.StrVal)
+			}
+		}
+	}
+	if _, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
+		return doc.errorf("spec.selector", "%v", err)
+	}
+	return nil
+}
+
+// percentRE is what a percentage of an IntOrString looks like.
+var percentRE = regexp.MustCompile(`^[0-9]+%$`)
