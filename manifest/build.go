@@ -32,19 +32,34 @@ type entry struct {
 // build decodes documents and turns them into a Bundle: API defaults, workload expansion,
 // generated claims, default StorageClass, sorting.
 func build(docs []*document, w *warnings, errs *problems) (*Bundle, error) {
-	d := &decoder{warnings: w, errs: errs}
+	d := &decoder{warnings: w}
 	b := &Bundle{}
 	s := &builder{b: b, d: d, defined: map[string]*document{}}
+	// Decoding is most of the work and each document's is its own: all CPUs decode, then the
+	// objects are added in input order.
+	type result struct {
+		obj      any
+		err      error
+		warnings warnings
+	}
+	results := make([]result, len(docs))
+	parallel(len(docs), func(i int) {
+		r := &results[i]
+		r.obj, r.err = (&decoder{warnings: &r.warnings}).decode(docs[i])
+	})
 	var entries []entry
-	for _, doc := range docs {
-		obj, err := d.decode(doc)
-		if err == nil && obj != nil {
-			e := entry{doc: doc, obj: obj}
+	for i, doc := range docs {
+		r := &results[i]
+		w.merge(&r.warnings)
+		err := r.err
+		if err == nil && r.obj != nil {
+			e := entry{doc: doc, obj: r.obj}
 			if err = s.add(e); err == nil {
 				entries = append(entries, e)
 			}
 		}
 		errs.add(err)
+		*r = result{}
 	}
 	if err := errs.err(); err != nil {
 		return nil, err

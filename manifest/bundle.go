@@ -25,7 +25,9 @@ import (
 type Bundle struct {
 	// Pods are the pending pods: input Pods without spec.nodeName and the pods that workloads
 	// (Deployments, ReplicaSets, ReplicationControllers, StatefulSets, Jobs) still need, in
-	// input order (files in the order given, documents in order, ordinals ascending).
+	// input order (files in the order given, documents in order, ordinals ascending). The pods
+	// of one workload share its template's labels, annotations and the maps, slices and
+	// pointers of its spec: treat them as read-only, or copy before changing them.
 	Pods []*corev1.Pod
 	// BoundPods are input Pods with spec.nodeName: running (or being deleted) on that node.
 	BoundPods []*corev1.Pod

@@ -104,9 +104,18 @@ func splitFile(data []byte, source string, w *warnings) ([]*document, error) {
 }
 
 func splitYAMLFile(data []byte, source string, w *warnings) (docs []*document, err error) {
+	// Converting to JSON is most of the reading, and each document's is its own: convert them
+	// all on every CPU, then read them in order; the first bad one ends the file.
+	parts := splitYAML(data)
+	type converted struct {
+		raw []byte
+		err error
+	}
+	out := make([]converted, len(parts))
+	parallel(len(parts), func(i int) { out[i].raw, out[i].err = yamlToJSON(parts[i]) })
 	index := 0
-	for _, part := range splitYAML(data) {
-		raw, err := yamlToJSON(part)
+	for i, part := range parts {
+		raw, err := out[i].raw, out[i].err
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d (starting at line %d): invalid YAML: %s", source, index+1, part.line, err)
 		}
