@@ -127,3 +127,26 @@ func TestManyWarningsAreBounded(t *testing.T) {
 	assert.Equal(t, "warn.yaml: document 1 (ConfigMap c-0): kind ConfigMap (v1) is not used by nodeplan, skipped", bundle.Warnings[0])
 	assert.Equal(t, "… and 1980 more warnings", bundle.Warnings[manifest.MaxProblems])
 }
+
+// Loading gives the same Bundle, warnings and errors whatever the number of CPUs decoding.
+func TestLoadSameWhateverGOMAXPROCS(t *testing.T) {
+	paths := []string{"testdata/cluster", "testdata/workloads.yaml", "testdata/multidoc.yaml", "testdata/requests.yaml", "testdata/storage.yaml",
+		"testdata/nodepool-v1.yaml", "testdata/provisioner.yaml", "testdata/nodepool-v1beta1.yaml", "testdata/list.json"}
+	bad := []string{"testdata/bad", "testdata/workloads.yaml"}
+	var want, wantErr string
+	for _, procs := range []int{1, 2, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		b, err := manifest.Load(paths, nil)
+		_, errBad := manifest.Load(bad, nil)
+		runtime.GOMAXPROCS(prev)
+		require.NoError(t, err)
+		require.Error(t, errBad)
+		got := mustJSON(t, b) + mustJSON(t, b.Warnings)
+		if want == "" {
+			want, wantErr = got, errBad.Error()
+			continue
+		}
+		assert.Equal(t, want, got, "GOMAXPROCS=%d", procs)
+		assert.Equal(t, wantErr, errBad.Error(), "GOMAXPROCS=%d", procs)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -163,4 +164,30 @@ func BenchmarkPlanCLI(b *testing.B) {
 // scheduling benchmark.
 func BenchmarkPlanCLIDiverse(b *testing.B) {
 	b.Run("pods=5000", func(b *testing.B) { benchmarkCLI(b, diverseManifest(5000), 5000) })
+}
+
+// The whole command writes the same bytes whatever the number of CPUs decoding and encoding.
+func TestPlanSameBytesWhateverGOMAXPROCS(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string][]byte{"deployments.yaml": deploymentsManifest(3000), "diverse.yaml": diverseManifest(600)}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first string
+	for _, procs := range []int{1, 2, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		var out, errOut strings.Builder
+		code := run([]string{"plan", "-f", dir, "-o", "json"}, nil, &out, &errOut)
+		runtime.GOMAXPROCS(prev)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		if first == "" {
+			first = out.String()
+		} else if out.String() != first {
+			t.Fatalf("GOMAXPROCS=%d writes another plan", procs)
+		}
+	}
 }
