@@ -62,38 +62,36 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 	ind.write(shell[:at])
 	const batch = 64
 	workers := runtime.GOMAXPROCS(0)
-	window := make([][]byte, workers*4) // batches marshalled together, written in order
+	window := make([]bytes.Buffer, workers*4) // batches marshalled together, written in order
 	errs := make([]error, len(window))
 	for start := 0; start < len(claims); start += batch * len(window) {
-		var wg sync.WaitGroup
 		next := make(chan int, len(window))
 		n := 0
 		for b := range window {
-			from := start + b*batch
-			if from >= len(claims) {
+			if start+b*batch >= len(claims) {
 				break
 			}
 			next <- b
 			n++
 		}
 		close(next)
+		var wg sync.WaitGroup
 		for range min(workers, n) {
 			wg.Go(func() {
 				for b := range next {
+					buf := &window[b]
+					buf.Reset()
+					enc := json.NewEncoder(buf) // as json.Marshal, plus a newline to drop
 					from := start + b*batch
-					var buf []byte
 					for i := from; i < min(from+batch, len(claims)); i++ {
-						data, err := json.Marshal(claims[i])
-						if err != nil {
-							errs[b] = err
+						if i > 0 {
+							buf.WriteByte(',')
+						}
+						if errs[b] = enc.Encode(claims[i]); errs[b] != nil {
 							break
 						}
-						if i > 0 {
-							buf = append(buf, ',')
-						}
-						buf = append(buf, data...)
+						buf.Truncate(buf.Len() - 1)
 					}
-					window[b] = buf
 				}
 			})
 		}
@@ -102,8 +100,7 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 			if errs[b] != nil {
 				return errs[b]
 			}
-			ind.write(window[b])
-			window[b] = nil
+			ind.write(window[b].Bytes())
 		}
 	}
 	ind.write(shell[at+len(mark):])
