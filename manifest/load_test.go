@@ -149,6 +149,16 @@ func TestMalformedFiles(t *testing.T) {
 		"quantity-wrapping-sum.yaml": `quantity-wrapping-sum.yaml: document 1 (Pod default/twins): spec.containers: the containers' cpu requests add up to more than 4e15`,
 		"quantity-huge-limit.yaml":   `quantity-huge-limit.yaml: document 1 (NodePool general): spec.limits.cpu: 1e+30 is too large (at most 4e15)`,
 		"quantity-huge-node.yaml":    `quantity-huge-node.yaml: document 1 (Node ip-10-0-0-1): status.capacity.cpu: 9223372036854776 is too large (at most 4e15)`,
+		"nodepool-contradiction.yaml": `nodepool-contradiction.yaml: document 1 (NodePool general): spec.template.spec.requirements: ` +
+			`the requirements on "kubernetes.io/arch" (spec.template.spec.requirements[0] and [2]) contradict each other: no value satisfies all of them`,
+		"nodepool-contradiction-label.yaml": `nodepool-contradiction-label.yaml: document 1 (NodePool general): spec.template.spec.requirements: ` +
+			`the requirements on "team" (spec.template.spec.requirements[0] and spec.template.metadata.labels.team) contradict each other: no value satisfies all of them`,
+		"provisioner-contradiction.yaml": `provisioner-contradiction.yaml: document 1 (Provisioner default): spec.requirements: ` +
+			`the requirements on "karpenter.k8s.aws/instance-cpu" (spec.requirements[0] and [1]) contradict each other: no value satisfies all of them`,
+		"pdb-max-unavailable.yaml": `pdb-max-unavailable.yaml: document 1 (PodDisruptionBudget shop/web): spec.maxUnavailable: "one" is neither an integer nor a percentage (e.g. 1 or "25%")`,
+		"pdb-min-available.yaml":   `pdb-min-available.yaml: document 1 (PodDisruptionBudget default/db): spec.minAvailable: 150% is more than 100%`,
+		"pdb-both.yaml":            `pdb-both.yaml: document 1 (PodDisruptionBudget default/db): spec.maxUnavailable: cannot be set together with spec.minAvailable`,
+		"pdb-negative.yaml":        `pdb-negative.yaml: document 1 (PodDisruptionBudget default/db): spec.maxUnavailable: must not be negative, got -1`,
 	}
 	for file, want := range cases {
 		t.Run(file, func(t *testing.T) {

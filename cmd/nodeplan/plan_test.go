@@ -94,6 +94,10 @@ func TestPlanExitCodes(t *testing.T) {
 		{"consolidate: bad manifest", []string{"consolidate", "-f", "testdata/bad-workload.yaml", "--now", "2026-01-12T10:00:00Z"}, exitInput,
 			[]string{"nodeplan consolidate: ", "requests.cpu"}},
 		{"consolidate: no -f", []string{"consolidate"}, exitUsage, []string{"no input"}},
+		{"contradicting NodePool requirements", []string{"plan", "-f", "../../manifest/testdata/bad/nodepool-contradiction.yaml"}, exitInput,
+			[]string{"nodepool-contradiction.yaml: document 1 (NodePool general): spec.template.spec.requirements: the requirements on \"kubernetes.io/arch\""}},
+		{"consolidate: a PDB of neither int nor percentage", []string{"consolidate", "-f", "../../manifest/testdata/bad/pdb-max-unavailable.yaml", "--now", "2026-01-12T10:00:00Z"}, exitInput,
+			[]string{"pdb-max-unavailable.yaml: document 1 (PodDisruptionBudget shop/web): spec.maxUnavailable: \"one\" is neither an integer nor a percentage"}},
 		{"consolidate: an unknown price is a warning", []string{"consolidate", "-f", "app/testdata/consolidate/unknown-type.yaml", "--now", "2026-01-12T10:00:00Z"}, exitOK,
 			[]string{"warning: node ip-10-0-0-9: its price is unknown: instance type m99.mega is not among the NodePools' instance types"}},
 	}
