@@ -35,13 +35,20 @@ func (s *solver) improve() {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	// Repacking reads the solver and touches nothing of it, so every group and strategy is
+	// packed at once, on every core; the results are then taken in key order, as limits
+	// require, so the plan does not depend on the number of cores.
+	packed := make([][]*newNode, len(keys)*len(binStrategies))
+	parallel(len(packed), func(i int) {
+		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], binStrategies[i%len(binStrategies)])
+	})
 	replaced := map[*newNode]bool{}
 	var added []*newNode
-	for _, k := range keys {
+	for gi, k := range keys {
 		old := groups[k]
 		var bins []*newNode
-		for _, strategy := range binStrategies {
-			if b := s.repack(old, strategy); b != nil && (bins == nil || s.cheaper(b, bins)) {
+		for si := range binStrategies {
+			if b := packed[gi*len(binStrategies)+si]; b != nil && (bins == nil || s.cheaper(b, bins)) {
 				bins = b
 			}
 		}
