@@ -3,6 +3,7 @@ package disruption_test
 import (
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/instancetype/aws"
 	"github.com/nodeplan/nodeplan/instancetype/synthetic"
 	"github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -144,5 +146,149 @@ func benchmarkDecide(b *testing.B, in disruption.Input) {
 	b.ReportMetric(float64(len(in.Nodes)), "nodes")
 	b.ReportMetric(float64(pods), "pods")
 	b.ReportMetric(float64(removed), "removed")
+	unevaluated := 0
+	for _, bl := range d.Blocked {
+		if strings.Contains(bl.Reason, "not evaluated in this decision:") {
+			unevaluated++
+		}
+	}
+	b.ReportMetric(float64(unevaluated), "unevaluated")
 	b.ReportMetric(d.Summary.HourlyCostBefore-d.Summary.HourlyCostAfter, "$/h-saved")
+}
+
+// fleet describes a cluster of on-demand m5.xlarge nodes (AWS us-west-2) whose NodePool
+// offers only the m5 family on demand, each running a logging DaemonSet pod and podsPerNode
+// pods of 100 Deployments (every fifth under a PDB) taking between fillLo and fillHi percent
+// of the node's cpu and memPct percent of its memory; spread gives every pod a zone spread
+// (maxSkew 1, DoNotSchedule).
+type fleet struct {
+	nodes, podsPerNode, fillLo, fillHi, memPct int
+	spread                                     bool
+	// only, when set, is the one instance type the NodePool offers.
+	only string
+}
+
+// packedFleet is about 84% of cpu and 93% of memory requested: no node's pods fit on the
+// others, and no cheaper m5 node holds them, so consolidation is impossible and every node
+// must be evaluated or ruled out.
+func packedFleet(nodes int, spread bool) fleet {
+	return fleet{nodes: nodes, podsPerNode: 10, fillLo: 84, fillHi: 84, memPct: 93, spread: spread}
+}
+
+// looseFleet is between 20% and 60% used: many nodes can go.
+func looseFleet(nodes int, spread bool) fleet {
+	return fleet{nodes: nodes, podsPerNode: 10, fillLo: 20, fillHi: 60, memPct: 0, spread: spread}
+}
+
+func (f fleet) build() disruption.Input {
+	catalog, err := aws.Catalog("us-west-2")
+	if err != nil {
+		panic(err)
+	}
+	var xlarge *instancetype.InstanceType
+	for _, it := range catalog.InstanceTypes {
+		if it.Name == "m5.xlarge" {
+			xlarge = it
+		}
+	}
+	zones := []string{"us-west-2a", "us-west-2b", "us-west-2c"}
+	np := testbuild.NodePool("default", catalog.InstanceTypes...).ConsolidateAfter(5*time.Minute).
+		Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").
+		Requirement("karpenter.k8s.aws/instance-family", corev1.NodeSelectorOpIn, "m5").
+		Requirement("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, zones...).Obj()
+	if f.only != "" {
+		np.Requirements = append(np.Requirements, scheduling.NodeSelectorRequirementWithMinValues{NodeSelectorRequirement: corev1.NodeSelectorRequirement{
+			Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{f.only}}})
+	}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "logging", Namespace: "kube-system"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "logging"}},
+			Spec:       testbuild.Pod("logging").CPU("100m").Memory("128Mi").Obj().Spec,
+		}},
+	}
+	in := disruption.Input{NodePools: []*scheduling.NodePool{np}, DaemonSets: []*appsv1.DaemonSet{ds}, Now: now}
+	for d := 0; d < 100; d += 5 {
+		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets,
+			testbuild.PDB(fmt.Sprintf("dep-%02d", d), map[string]string{"app": fmt.Sprintf("dep-%02d", d)}).MaxUnavailable("10%").Obj())
+	}
+	alloc := xlarge.Allocatable()
+	cpuAlloc, memAlloc := alloc.Cpu().MilliValue(), alloc.Memory().Value()>>20
+	for i := 0; i < f.nodes; i++ {
+		name := fmt.Sprintf("node-%04d", i)
+		zone := zones[i%len(zones)]
+		fill := f.fillLo + int(hash(name)%uint64(f.fillHi-f.fillLo+1))
+		cpu := cpuAlloc * int64(fill) / 100 / int64(f.podsPerNode)
+		mem := cpu * 2
+		if f.memPct > 0 {
+			mem = (memAlloc*int64(f.memPct)/100 - 128) / int64(f.podsPerNode)
+		}
+		pods := []*corev1.Pod{testbuild.Pod("logging-"+name).Namespace("kube-system").Label("app", "logging").
+			CPU("100m").Memory("128Mi").OwnedByDaemonSet("logging").NodeName(name).Obj()}
+		for j := 0; j < f.podsPerNode; j++ {
+			dep := int(hash(fmt.Sprintf("%s/%d", name, j)) % 100)
+			b := testbuild.Pod(fmt.Sprintf("dep-%02d-%s-%d", dep, name, j)).Label("app", fmt.Sprintf("dep-%02d", dep)).
+				CPU(fmt.Sprintf("%dm", cpu)).Memory(fmt.Sprintf("%dMi", mem)).NodeName(name)
+			if f.spread {
+				b = b.ZoneSpread(1)
+			}
+			pods = append(pods, b.Obj())
+		}
+		in.Nodes = append(in.Nodes, &disruption.Node{
+			Node:         testbuild.KarpenterNode(name, "default", xlarge, zone, "on-demand"),
+			Pods:         pods,
+			NodePool:     "default",
+			InstanceType: xlarge.Name,
+			Zone:         zone,
+			CapacityType: "on-demand",
+			Created:      now.Add(-time.Duration(1+hash(name)%200) * time.Hour),
+			LastPodEvent: now.Add(-time.Hour),
+			Initialized:  true,
+		})
+	}
+	return in
+}
+
+// BenchmarkDecide1000NodesPacked is packedFleet on 1,000 nodes (11,000 pods).
+func BenchmarkDecide1000NodesPacked(b *testing.B) {
+	benchmarkDecide(b, packedFleet(1000, false).build())
+}
+
+// BenchmarkDecide5000NodesPacked is packedFleet on 5,000 nodes (55,000 pods).
+func BenchmarkDecide5000NodesPacked(b *testing.B) {
+	benchmarkDecide(b, packedFleet(5000, false).build())
+}
+
+// BenchmarkDecide5000NodesPackedSpread is packedFleet with every pod spread over zones.
+func BenchmarkDecide5000NodesPackedSpread(b *testing.B) {
+	benchmarkDecide(b, packedFleet(5000, true).build())
+}
+
+// BenchmarkDecide5000NodesLoose is looseFleet on 5,000 nodes.
+func BenchmarkDecide5000NodesLoose(b *testing.B) { benchmarkDecide(b, looseFleet(5000, false).build()) }
+
+// BenchmarkDecide5000NodesLooseSpread is looseFleet with every pod spread over zones.
+func BenchmarkDecide5000NodesLooseSpread(b *testing.B) {
+	benchmarkDecide(b, looseFleet(5000, true).build())
+}
+
+// BenchmarkDecide5000NodesStuck is packedFleet whose NodePool offers only m5.xlarge: no
+// consolidation exists, so multi-node consolidation searches in vain and every single-node
+// candidate is simulated or ruled out by a bound.
+func BenchmarkDecide5000NodesStuck(b *testing.B) {
+	f := packedFleet(5000, false)
+	f.only = "m5.xlarge"
+	benchmarkDecide(b, f.build())
+}
+
+// BenchmarkDecide1000NodesDrifted has every node drifted (the NodePool now offers only
+// arm64 types): Drift replaces the 100 nodes the 10% budget allows, one command each, every
+// command simulated on the cluster the earlier ones left.
+func BenchmarkDecide1000NodesDrifted(b *testing.B) {
+	in := syntheticCluster(1000, 10)
+	np := *in.NodePools[0]
+	np.Requirements = append(np.Requirements, scheduling.NodeSelectorRequirementWithMinValues{NodeSelectorRequirement: corev1.NodeSelectorRequirement{
+		Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}})
+	in.NodePools = []*scheduling.NodePool{&np}
+	benchmarkDecide(b, in)
 }

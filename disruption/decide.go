@@ -14,27 +14,6 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// Simulation limits: how many scheduling simulations each method may run in one decision.
-// Candidates left over are reported as not evaluated and come first in the next decision.
-const (
-	MaxDriftSimulations      = 100
-	MaxExpirationSimulations = 100
-	MaxMultiNodeSimulations  = 24
-	MaxSingleNodeSimulations = 48
-	// MaxSimulationWork bounds the work of all simulations of one decision, in units of a
-	// pod or two nodes shown to the solver (about 10µs each): a few hundred simulations of a
-	// 1,000-node cluster whose pods mostly only take room, a dozen when every pod has
-	// topology rules the solver must count.
-	MaxSimulationWork = 100_000
-	// MaxMultiNodeNewPods bounds the pods a multi-node command may need new nodes for (by a
-	// resource estimate): the solver's work grows with pods times new nodes times instance
-	// types, so larger sets are not simulated and the search tries smaller ones.
-	MaxMultiNodeNewPods = 120
-	// MaxMultiNodeCandidates bounds the nodes one multi-node command removes (Karpenter's
-	// batch of 100).
-	MaxMultiNodeCandidates = 100
-)
-
 // decider holds the state of one Decide call.
 type decider struct {
 	now      time.Time
@@ -45,25 +24,22 @@ type decider struct {
 	// poolNames holds every NodePool name (for sorted iteration).
 	poolNames map[string]string
 	nodes     []*nodeState // by name
+	byName    map[string]*nodeState
 	pdbs      *pdbIndex
 	budgets   map[string]*poolBudget
-	cluster   *cluster
-	// base is the solver input every simulation starts from.
-	base        scheduling.Input
-	prices      *priceIndex
-	podVecs     map[*corev1.Pod]vec
-	simulations int
-	work        int
-	// typeCount is the number of instance types over all NodePools.
-	typeCount int
-	commands  []Command
-	winner    string
+	sim       *simulator
+	// offers prices new capacity for the bounds, and rooms (made when consolidation first
+	// needs it) holds what the nodes have left.
+	offers   *offerIndex
+	rooms    *roomIndex
+	commands []Command
+	winner   string
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
 // others. It tries Emptiness, Expiration, Drift, multi-node and single-node consolidation in
 // turn; the first method that yields commands decides. Every removal is simulated with
-// scheduling.Solve, so evicted pods keep their constraints. The error is only for unusable
+// the scheduler, so evicted pods keep their constraints. The error is only for unusable
 // input (a nil object, a duplicate name, an invalid budget); a node that cannot be disrupted
 // is listed in Decisions.Blocked instead.
 //
@@ -92,13 +68,16 @@ type decider struct {
 //     NodePool allows), never one of a candidate's own instance type at no lower price; spot
 //     candidates are replaced only by spot while the NodePool allows it, one spot node only
 //     with 15 cheaper spot types to choose from, one node into one at most, and
-//     several nodes only into fewer (beyond Karpenter: into more than one when cheaper). Multi-node consolidation tries the
-//     whole ranked list, Karpenter's binary search over its prefixes, and a set packed by
-//     resources that need not be a prefix, then grows the best by one node at a time;
-//     single-node stops at the first success. Candidates rank by hourly price per unit of
+//     several nodes only into fewer (beyond Karpenter: into more than one when cheaper).
+//     Multi-node consolidation tries the first MaxMultiNodeCandidates of the ranked list and
+//     Karpenter's binary search over its prefixes, then grows the best set (or an empty one)
+//     by one node at a time, which finds sets that are not prefixes; single-node stops at the
+//     first success. Candidates rank by hourly price per unit of
 //     disruption cost (pod-deletion-cost, priority, lifetime left), ties by name.
-//   - Simulations are bounded (MaxSimulationWork and the per-method limits), so a decision
-//     on a 1,000-node cluster takes well under two seconds; nodes left unevaluated say so.
+//   - Every candidate is simulated, or ruled out by a sound bound whose reason says so. All
+//     simulations run on one scheduling.Cluster prepared per decision (Simulate per candidate
+//     set, Apply after each command); independent ones run in parallel on GOMAXPROCS workers,
+//     each with its own Cluster, and the decisions do not depend on how many there are.
 func Decide(in Input) (Decisions, error) {
 	d, err := newDecider(in)
 	if err != nil {
@@ -106,7 +85,7 @@ func Decide(in Input) (Decisions, error) {
 	}
 	methods := []struct {
 		name string
-		run  func()
+		run  func() error
 	}{
 		{MethodEmptiness, d.emptiness},
 		{MethodExpiration, d.expiration},
@@ -115,7 +94,9 @@ func Decide(in Input) (Decisions, error) {
 		{MethodSingleNodeConsolidation, d.singleNode},
 	}
 	for _, m := range methods {
-		m.run()
+		if err := m.run(); err != nil {
+			return Decisions{}, err
+		}
 		if len(d.commands) > 0 {
 			d.winner = m.name
 			break
@@ -135,7 +116,7 @@ func newDecider(in Input) (*decider, error) {
 		catalog:   map[string]map[string]*instancetype.InstanceType{},
 		poolNames: map[string]string{},
 		budgets:   map[string]*poolBudget{},
-		podVecs:   map[*corev1.Pod]vec{},
+		byName:    map[string]*nodeState{},
 	}
 	var pools []*scheduling.NodePool
 	for i, np := range in.NodePools {
@@ -164,7 +145,6 @@ func newDecider(in Input) (*decider, error) {
 			}
 		}
 		d.catalog[np.Name] = types
-		d.typeCount += len(types)
 	}
 	sort.Slice(pools, func(i, j int) bool { return pools[i].Name < pools[j].Name })
 
@@ -205,7 +185,9 @@ func newDecider(in Input) (*decider, error) {
 		if err != nil {
 			return nil, err
 		}
+		ns.view = view(ns)
 		d.nodes = append(d.nodes, ns)
+		d.byName[ns.name] = ns
 	}
 	sort.Slice(d.nodes, func(i, j int) bool { return d.nodes[i].name < d.nodes[j].name })
 
@@ -227,22 +209,20 @@ func newDecider(in Input) (*decider, error) {
 		d.budgets[np.Name] = b
 	}
 
-	daemons := sortedDaemonSets(in.DaemonSets)
-	d.cluster = newCluster(d.nodes, pending, daemons, newRelevance(append(append([]*corev1.Pod(nil), bound...), pending...), daemons))
-	d.base = scheduling.Input{
+	base := scheduling.Input{
 		NodePools:              pools,
-		DaemonSets:             daemons,
+		DaemonSets:             sortedDaemonSets(in.DaemonSets),
 		Namespaces:             in.Namespaces,
 		PersistentVolumeClaims: in.PersistentVolumeClaims,
 		PersistentVolumes:      in.PersistentVolumes,
 		StorageClasses:         in.StorageClasses,
 	}
-	d.prices = newPriceIndex(pools)
-	// The solver validates NodePools (requirements, labels); a NodePool it refuses makes
-	// every simulation fail, so it is reported as unusable input now.
-	if _, err := scheduling.Solve(scheduling.Input{NodePools: pools}); err != nil {
+	// Preparing validates the NodePools (requirements, labels) and the nodes: what it refuses
+	// is unusable input.
+	if d.sim, err = newSimulator(base, d.nodes, pending); err != nil {
 		return nil, err
 	}
+	d.offers = newOfferIndex(pools, d.poolReqs)
 	d.nominate(pending)
 	return d, nil
 }
@@ -252,31 +232,25 @@ func newDecider(in Input) (*decider, error) {
 // candidate of a graceful method (Expiration still takes it). The pods of nodes already being
 // disrupted are rescheduled the same way and nominate nodes too.
 func (d *decider) nominate(pending []*corev1.Pod) {
-	if len(d.cluster.pending) == 0 {
+	if d.sim.pending == 0 {
 		return
 	}
 	isPending := make(map[string]bool, len(pending))
 	for _, p := range pending {
 		isPending[podKey(p)] = true
 	}
-	in := d.base
-	in.Pods = d.cluster.pending
-	in.ExistingNodes = d.cluster.existingFor(nil, nil)
-	plan, err := scheduling.Solve(in)
-	d.work += simulationWork(in, len(plan.NodeClaims), d.typeCount)
+	plan, err := d.sim.cluster.Simulate(scheduling.Change{}, scheduling.Options{})
 	if err != nil {
 		return // every simulation reports the solver's refusal
 	}
-	byName := map[string]*nodeState{}
-	for _, n := range d.nodes {
-		byName[n.name] = n
-	}
-	for _, placement := range plan.ExistingNodes {
-		n := byName[placement.Name]
-		if n == nil || len(placement.Pods) == 0 {
-			continue
+	onto := map[*nodeState][]string{}
+	for _, pl := range plan.Placements {
+		if n := d.byName[pl.Node]; n != nil && pl.NodeClaim < 0 {
+			onto[n] = append(onto[n], podKey(pl.Pod))
 		}
-		pods := slices.Sorted(slices.Values(placement.Pods))
+	}
+	for n, pods := range onto {
+		slices.Sort(pods)
 		more := ""
 		if len(pods) > 1 {
 			more = fmt.Sprintf(" (and %d more)", len(pods)-1)
@@ -314,6 +288,14 @@ func sortedDaemonSets(in []*appsv1.DaemonSet) []*appsv1.DaemonSet {
 		return objectKey(out[i].Namespace, out[i].Name) < objectKey(out[j].Namespace, out[j].Name)
 	})
 	return out
+}
+
+// roomIndex returns the room every node has left, as the input gives it.
+func (d *decider) roomIndex() *roomIndex {
+	if d.rooms == nil {
+		d.rooms = newRoomIndex(d.nodes)
+	}
+	return d.rooms
 }
 
 // decisions renders the result: the commands, a reason for every other node, the summary.
@@ -406,13 +388,4 @@ func methodBefore(a, b string) bool {
 		}
 	}
 	return ia < ib
-}
-
-func (d *decider) podVec(p *corev1.Pod) vec {
-	v, ok := d.podVecs[p]
-	if !ok {
-		v = podVec(p)
-		d.podVecs[p] = v
-	}
-	return v
 }

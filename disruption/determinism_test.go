@@ -2,7 +2,9 @@ package disruption_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -80,5 +83,43 @@ func TestDecideDoesNotModifyInput(t *testing.T) {
 	assert.Equal(t, string(before), string(after))
 	for _, p := range pods {
 		assert.NotEmpty(t, p.Spec.NodeName)
+	}
+}
+
+// TestDecideSameOnAnyGOMAXPROCS decides with one worker and with several, on clusters where
+// many simulations run in parallel (every node's host-port pod needs a node of its own, so
+// no consolidation succeeds and every candidate is simulated) and on the synthetic cluster,
+// and expects byte-identical decisions.
+func TestDecideSameOnAnyGOMAXPROCS(t *testing.T) {
+	stuck := disruption.Input{NodePools: []*scheduling.NodePool{onDemand("default").Obj()}}
+	for i := 0; i < 24; i++ {
+		name := fmt.Sprintf("node-%02d", i)
+		stuck.Nodes = append(stuck.Nodes, running(name, "default", small, "on-demand",
+			testbuild.Pod("port-"+name).Label("app", "port").CPU("100m").HostPort(8080).Obj(),
+			pod("web-"+name, "100m")))
+	}
+	stuck.Now = now
+	synthetic := syntheticCluster(120, 6)
+	one := *synthetic.NodePools[0]
+	one.Disruption.Budgets = []scheduling.Budget{{Nodes: "1"}}
+	single := synthetic
+	single.NodePools = []*scheduling.NodePool{&one}
+	for name, in := range map[string]disruption.Input{"stuck": stuck, "synthetic": synthetic, "one at a time": single} {
+		t.Run(name, func(t *testing.T) {
+			var want []byte
+			for _, procs := range []int{1, 2, 4} {
+				prev := runtime.GOMAXPROCS(procs)
+				d, err := disruption.Decide(in)
+				runtime.GOMAXPROCS(prev)
+				require.NoError(t, err)
+				got, err := json.Marshal(d)
+				require.NoError(t, err)
+				if want == nil {
+					want = got
+					continue
+				}
+				assert.Equal(t, string(want), string(got), "GOMAXPROCS %d", procs)
+			}
+		})
 	}
 }

@@ -4,7 +4,8 @@
 // why every other node stays.
 //
 // Decide is a pure function of its Input: it reads no clock (Now is an input) and simulates
-// every removal with scheduling.Solve, so evicted pods keep their constraints.
+// every removal on a scheduling.Cluster prepared once per decision, so evicted pods keep
+// their constraints.
 //
 //	decisions, err := disruption.Decide(disruption.Input{Nodes: nodes, NodePools: pools, Now: now})
 //	for _, cmd := range decisions.Commands {

@@ -27,6 +27,16 @@ func TestEmptinessIssuesOneCommand(t *testing.T) {
 		pools:    []*scheduling.NodePool{onDemand("a").Budget("1").Obj(), onDemand("b").Obj()},
 		commands: []string{"Emptiness delete [a-0 b-0] -> [] 0.40"},
 		blocked:  map[string]string{"a-1": "NodePool a's disruption budget allows no more Empty disruptions"},
+	}, {
+		name: "a static NodePool's nodes are never consolidated, empty or not",
+		pools: []*scheduling.NodePool{func() *scheduling.NodePool {
+			np := pool("a").Obj()
+			replicas := int64(2)
+			np.Replicas = &replicas
+			return np
+		}(), pool("b").Obj()},
+		commands: []string{"Emptiness delete [b-0] -> [] 0.20"},
+		blocked:  map[string]string{"a-0": "NodePool a is static (replicas 2): its nodes are never consolidated"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -47,30 +45,17 @@ func (d *decider) pdbsAllow(n *nodeState) bool {
 // records why that keeps it: removing it now would evict those pods a second time, beyond
 // what its PodDisruptionBudgets were checked for.
 func (d *decider) movedOnto(n *nodeState) bool {
-	if !d.cluster.byName[n.name].received {
+	if !n.received {
 		return false
 	}
 	n.block("an earlier command of this decision moves pods onto the node, so it is considered again in the next decision")
 	return true
 }
 
-// simulationsLeft reports whether a method may run another simulation, and records why not.
-func (d *decider) simulationsLeft(n *nodeState, limit int, method string) bool {
-	switch {
-	case d.work >= MaxSimulationWork:
-		n.block("not evaluated in this decision: the simulations of this decision reached their work limit; it is considered again in the next one")
-	case d.simulations >= limit:
-		n.block("not evaluated in this decision: %s reached its limit of scheduling simulations; it is considered again in the next one", method)
-	default:
-		return true
-	}
-	return false
-}
-
 // emptiness deletes, in one command, every node that runs no pod that would have to move,
 // once consolidateAfter has passed, as many as the Empty budgets allow (Karpenter's one
 // emptiness command per decision).
-func (d *decider) emptiness() {
+func (d *decider) emptiness() error {
 	var cands []*nodeState
 	taken := map[string]int{}
 	for _, n := range d.ranked(func(n *nodeState) bool {
@@ -85,17 +70,21 @@ func (d *decider) emptiness() {
 		cands = append(cands, n)
 	}
 	if len(cands) == 0 {
-		return
+		return nil
 	}
 	o := &outcome{cands: cands}
 	d.commands = append(d.commands, d.command(MethodEmptiness, scheduling.ReasonEmpty, o))
-	d.commit(o)
+	for _, c := range cands {
+		c.acted, c.removed = true, true
+		d.budgets[c.poolName].busy++
+	}
+	return nil
 }
 
 // expiration replaces nodes older than their NodePool's expireAfter, oldest first. It is
 // forceful: budgets, do-not-disrupt and PodDisruptionBudgets do not stop it, they only slow
 // the evictions down, which the command's notes say.
-func (d *decider) expiration() {
+func (d *decider) expiration() error {
 	var cands []*nodeState
 	for _, n := range d.nodes {
 		if n.hard == "" && n.expired != "" {
@@ -108,26 +97,19 @@ func (d *decider) expiration() {
 		}
 		return cands[i].name < cands[j].name
 	})
-	limit := d.simulations + MaxExpirationSimulations
 	for i, n := range cands {
 		if d.movedOnto(n) {
 			continue
 		}
-		o := &outcome{cands: []*nodeState{n}}
-		if !n.empty() {
-			if !d.simulationsLeft(n, limit, MethodExpiration) {
-				continue
-			}
-			// Expiration is not budgeted: every later candidate goes too, so none takes pods.
-			avoid := map[string]bool{}
-			for _, later := range cands[i+1:] {
-				avoid[later.name] = true
-			}
-			o = d.simulate(o.cands, avoid)
-			if o.solveErr != "" {
-				n.block("expired (%s), but %s", n.expired, o.solveErr)
-				continue
-			}
+		// Expiration is not budgeted: every later candidate goes too, so none takes pods.
+		var avoid []string
+		for _, later := range cands[i+1:] {
+			avoid = append(avoid, later.name)
+		}
+		o := d.simulate(d.sim.cluster, []*nodeState{n}, avoid, nil)
+		if o.solveErr != "" {
+			n.block("expired (%s), but %s", n.expired, o.solveErr)
+			continue
 		}
 		cmd := d.command(MethodExpiration, scheduling.ReasonExpired, o)
 		cmd.Notes = append([]string{n.expired}, cmd.Notes...)
@@ -144,69 +126,52 @@ func (d *decider) expiration() {
 			cmd.Notes = append(cmd.Notes, fmt.Sprintf("pod %s is left pending: %s", k, o.failed[k]))
 		}
 		d.commands = append(d.commands, cmd)
-		d.commit(o)
+		if err := d.commit(o); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // drift replaces nodes that no longer match their NodePool, one command per node, within
 // the Drifted budget, when every evicted pod can run elsewhere.
-func (d *decider) drift() {
+func (d *decider) drift() error {
 	cands := d.ranked(func(n *nodeState) bool {
 		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
 	})
-	limit := d.simulations + MaxDriftSimulations
 	for i, n := range cands {
 		if d.movedOnto(n) || !d.budgetAllows(n, scheduling.ReasonDrifted) || !d.pdbsAllow(n) {
 			continue
 		}
-		o := &outcome{cands: []*nodeState{n}}
-		if !n.empty() {
-			if !d.simulationsLeft(n, limit, MethodDrift) {
-				continue
-			}
-			o = d.simulate(o.cands, d.nextDrifted(n, cands[i+1:]))
-			if !o.allPlaced() {
-				n.block("drifted (%s), but %s", n.drifted, o.failure())
-				continue
-			}
+		o := d.simulate(d.sim.cluster, []*nodeState{n}, d.nextDrifted(n, cands[i+1:]), nil)
+		if !o.allPlaced() {
+			n.block("drifted (%s), but %s", n.drifted, o.failure())
+			continue
 		}
 		cmd := d.command(MethodDrift, scheduling.ReasonDrifted, o)
 		cmd.Notes = append([]string{"drifted: " + n.drifted}, cmd.Notes...)
 		d.commands = append(d.commands, cmd)
-		d.commit(o)
+		if err := d.commit(o); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // nextDrifted returns the later drift candidates the budgets let go after n in this
 // decision: pods evicted from n should not land on them.
-func (d *decider) nextDrifted(n *nodeState, later []*nodeState) map[string]bool {
+func (d *decider) nextDrifted(n *nodeState, later []*nodeState) []string {
 	left := map[string]int{}
 	for name, b := range d.budgets {
 		left[name] = b.remaining(scheduling.ReasonDrifted)
 	}
 	left[n.poolName]--
-	avoid := map[string]bool{}
+	var avoid []string
 	for _, c := range later {
 		if left[c.poolName] > 0 {
 			left[c.poolName]--
-			avoid[c.name] = true
+			avoid = append(avoid, c.name)
 		}
 	}
 	return avoid
-}
-
-// sortPodsBySize orders pods largest first (cpu, memory), then by key, as the solver does.
-func (d *decider) sortPodsBySize(pods []*corev1.Pod) []*corev1.Pod {
-	out := append([]*corev1.Pod(nil), pods...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := d.podVec(out[i]), d.podVec(out[j])
-		if a[0] != b[0] {
-			return a[0] > b[0]
-		}
-		if a[1] != b[1] {
-			return a[1] > b[1]
-		}
-		return podKey(out[i]) < podKey(out[j])
-	})
-	return out
 }

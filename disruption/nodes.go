@@ -27,9 +27,12 @@ const (
 
 var doNotDisruptAnnotations = []string{AnnotationDoNotDisrupt, AnnotationDoNotEvict, AnnotationDoNotConsolidate}
 
-// nodeState is a node with everything Decide derived about it.
+// nodeState is a node with everything Decide derived about it: the one representation of a
+// node inside Decide. Its view is what the scheduler is shown, built once; the scheduling
+// Cluster tracks the pods that commands move onto it.
 type nodeState struct {
 	in           *Node
+	view         *scheduling.ExistingNode
 	name         string
 	poolName     string
 	pool         *scheduling.NodePool
@@ -46,6 +49,10 @@ type nodeState struct {
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
 	pods    []*corev1.Pod
 	movable []*corev1.Pod
+	// needs are the movable pods' requests, and room what the node's allocatable leaves, for
+	// the bounds (see bounds.go); set by newRoomIndex.
+	needs []vec
+	room  vec
 	// counted is set when the node already counts against its NodePool's budgets (it is
 	// being disrupted or NotReady).
 	counted bool
@@ -73,6 +80,11 @@ type nodeState struct {
 
 	acted bool
 	why   string
+	// removed is set once the node is gone in simulations: a candidate of an earlier command,
+	// or a node already being disrupted. received is set once an earlier command of this
+	// decision planned pods onto it.
+	removed  bool
+	received bool
 }
 
 type pdbUse struct {
@@ -125,6 +137,7 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	}
 	sortPods(n.pods)
 	sortPods(n.movable)
+
 	n.counted = in.Initialized && n.poolName != "" && (in.Disrupting || notReady(node))
 
 	switch {
@@ -299,6 +312,9 @@ func (d *decider) checkPDBs(n *nodeState) {
 
 // consolidationBlock says why consolidateAfter keeps the node from consolidation now.
 func (d *decider) consolidationBlock(n *nodeState) string {
+	if r := n.pool.Replicas; r != nil {
+		return fmt.Sprintf("NodePool %s is static (replicas %d): its nodes are never consolidated (drift and expiration still replace them)", n.poolName, *r)
+	}
 	after := n.pool.Disruption.ConsolidateAfter
 	if after == nil {
 		return fmt.Sprintf("NodePool %s has consolidateAfter: Never, so its nodes are not consolidated", n.poolName)

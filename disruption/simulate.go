@@ -13,8 +13,9 @@ import (
 
 // outcome is what a simulation of removing some nodes found.
 type outcome struct {
-	cands []*nodeState
-	plan  scheduling.Plan
+	cands  []*nodeState
+	change scheduling.Change
+	plan   scheduling.Plan
 	// to maps each evicted pod to the node it lands on; failed maps the pods that land
 	// nowhere to the solver's reason.
 	to     map[string]string
@@ -23,8 +24,6 @@ type outcome struct {
 	// pods are the provisioner's business, not this command's).
 	replacements []scheduling.NodeClaim
 	cost         float64
-	// pods are the simulated pods by key, evicted and pending.
-	pods map[string]*corev1.Pod
 	// solveErr is set when the solver refused the input; uninit when an evicted pod would
 	// need a node that is not initialized yet (Karpenter does not rely on such nodes).
 	solveErr string
@@ -51,78 +50,60 @@ func (o *outcome) failure() string {
 
 // simulate plans the pods of cands onto the rest of the cluster, with new nodes from the
 // NodePools when needed, keeping every pod's constraints. Nodes in avoid take no pods (they
-// are about to be disrupted too) but keep counting for spread and affinity.
-func (d *decider) simulate(cands []*nodeState, avoid map[string]bool) *outcome {
-	d.simulations++
-	o := &outcome{cands: cands, to: map[string]string{}, failed: map[string]string{}, pods: map[string]*corev1.Pod{}}
-	leaving := make(map[string]bool, len(cands))
-	var evicted []*corev1.Pod
-	for _, c := range cands {
-		leaving[c.name] = true
-		for _, p := range d.cluster.byName[c.name].pods {
-			if reschedulable(p) {
-				evicted = append(evicted, pendingCopy(p))
-			}
-		}
-	}
-	pods := make([]*corev1.Pod, 0, len(evicted)+len(d.cluster.pending))
-	pods = append(pods, evicted...)
-	pods = append(pods, d.cluster.pending...)
-	for _, p := range pods {
-		o.pods[podKey(p)] = p
-	}
-	in := d.base
-	in.Pods = pods
-	in.ExistingNodes = d.cluster.existingFor(leaving, avoid)
-	plan, err := scheduling.Solve(in)
-	d.work += simulationWork(in, len(plan.NodeClaims), d.typeCount)
+// are about to be disrupted too) but keep counting for spread and affinity. It runs on
+// cluster (the simulator's own or a worker's) and changes nothing else, so simulations of
+// one state may run in parallel, each on its own cluster.
+func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoid []string, reqs []corev1.NodeSelectorRequirement) *outcome {
+	o := &outcome{cands: cands, change: d.sim.change(cands, avoid), to: map[string]string{}, failed: map[string]string{}}
+	o.change.Requirements = reqs
+	plan, err := cluster.Simulate(o.change, scheduling.Options{})
 	if err != nil {
 		o.solveErr = fmt.Sprintf("the simulation failed: %v", err)
 		return o
 	}
 	o.plan = plan
-	isEvicted := make(map[string]bool, len(evicted))
-	for _, p := range evicted {
-		isEvicted[podKey(p)] = true
-	}
-	for _, placement := range plan.ExistingNodes {
-		n := d.cluster.byName[placement.Name]
-		for _, k := range placement.Pods {
-			if !isEvicted[k] {
-				continue
+	holds := make([]bool, len(plan.NodeClaims))
+	var reasons map[string]string
+	for _, pl := range plan.Placements[d.sim.pending:] {
+		if !reschedulable(pl.Pod) {
+			continue // a mirror pod ends with its node
+		}
+		k := podKey(pl.Pod)
+		switch {
+		case pl.NodeClaim >= 0:
+			o.to[k] = pl.Node
+			holds[pl.NodeClaim] = true
+		case pl.Node != "":
+			o.to[k] = pl.Node
+			if n := d.byName[pl.Node]; (n == nil || !n.view.Initialized) && o.uninit == "" {
+				o.uninit = fmt.Sprintf("pod %s would move to node %s, which is not initialized yet", k, pl.Node)
 			}
-			o.to[k] = placement.Name
-			if n != nil && !n.initialized && o.uninit == "" {
-				o.uninit = fmt.Sprintf("pod %s would move to node %s, which is not initialized yet", k, n.name)
+		default:
+			if reasons == nil {
+				reasons = make(map[string]string, len(plan.Unschedulable))
+				for _, u := range plan.Unschedulable {
+					reasons[u.Pod] = u.Reason
+				}
 			}
+			o.failed[k] = reasons[k]
 		}
 	}
-	for _, nc := range plan.NodeClaims {
-		holds := false
-		for _, k := range nc.Pods {
-			if isEvicted[k] {
-				o.to[k] = nc.Name
-				holds = true
-			}
-		}
-		if holds {
+	for i, nc := range plan.NodeClaims {
+		if holds[i] {
 			o.replacements = append(o.replacements, nc)
 			o.cost += nc.Price
-		}
-	}
-	for _, u := range plan.Unschedulable {
-		if isEvicted[u.Pod] {
-			o.failed[u.Pod] = u.Reason
 		}
 	}
 	return o
 }
 
-// commit applies a command's outcome to the cluster, budgets and PodDisruptionBudgets.
-func (d *decider) commit(o *outcome) {
+// commit applies a command's outcome to the cluster, budgets and PodDisruptionBudgets: its
+// candidates leave, the pods it moves (and pending pods it plans onto existing nodes or its
+// replacements) run where it put them, and its replacements join as nodes that take no pods.
+func (d *decider) commit(o *outcome) error {
 	for _, c := range o.cands {
 		c.acted = true
-		d.cluster.byName[c.name].removed = true
+		c.removed = true
 		// Every candidate takes one of its NodePool's disruptions, a NotReady one too
 		// (Karpenter: allowed = budget - deleting - NotReady, and each candidate uses one).
 		d.budgets[c.poolName].busy++
@@ -130,35 +111,36 @@ func (d *decider) commit(o *outcome) {
 			u.limit.remaining = max(0, u.limit.remaining-u.pods)
 		}
 	}
-	placedPending := map[string]bool{}
-	for _, placement := range o.plan.ExistingNodes {
-		n := d.cluster.byName[placement.Name]
-		var pods []*corev1.Pod
-		for _, k := range placement.Pods {
-			pods = append(pods, o.pods[k])
-			placedPending[k] = true
-		}
-		d.cluster.bind(n, pods)
+	kept := scheduling.Plan{ExistingNodes: o.plan.ExistingNodes, NodeClaims: o.replacements}
+	if err := d.sim.cluster.Apply(scheduling.Change{RemoveNodes: o.change.RemoveNodes}, kept); err != nil {
+		return fmt.Errorf("internal: committing %s: %w", namesKey(o.cands), err)
 	}
-	for _, nc := range o.replacements {
-		var pods []*corev1.Pod
-		for _, k := range nc.Pods {
-			pods = append(pods, o.pods[k])
-			placedPending[k] = true
-		}
-		d.cluster.addReplacement(nc, pods)
-	}
-	var still []*corev1.Pod
-	for _, p := range d.cluster.pending {
-		if !placedPending[podKey(p)] {
-			still = append(still, p)
+	d.sim.committed = true
+	replacement := map[int]bool{}
+	for i, nc := range o.plan.NodeClaims {
+		for _, r := range o.replacements {
+			if r.Name == nc.Name {
+				replacement[i] = true
+			}
 		}
 	}
-	// Pods a forceful command evicts without a place to go wait as pending pods.
-	for _, k := range sortedMapKeys(o.failed) {
-		still = append(still, o.pods[k])
+	still := 0
+	for _, pl := range o.plan.Placements {
+		switch {
+		case pl.NodeClaim >= 0 && replacement[pl.NodeClaim]:
+		case pl.NodeClaim < 0 && pl.Node != "":
+			if n := d.byName[pl.Node]; n != nil {
+				n.received = true
+			}
+		default:
+			still++
+		}
 	}
-	d.cluster.pending = still
+	d.sim.pending = still
+	for _, r := range o.replacements {
+		d.sim.replacements = append(d.sim.replacements, r.Name)
+	}
+	return nil
 }
 
 // command renders an outcome as a command of the decision.
@@ -182,11 +164,8 @@ func (d *decider) command(method, reason string, o *outcome) Command {
 	for _, c := range o.cands {
 		cmd.Candidates = append(cmd.Candidates, c.candidate())
 		price += c.price
-		// The node's pods now, with those earlier commands moved onto it.
-		for _, p := range d.cluster.byName[c.name].pods {
-			if reschedulable(p) {
-				cmd.Evictions = append(cmd.Evictions, podKey(p))
-			}
+		for _, p := range c.movable {
+			cmd.Evictions = append(cmd.Evictions, podKey(p))
 		}
 	}
 	sort.Strings(cmd.Evictions)
@@ -236,14 +215,3 @@ func roundPrice(p float64) float64 {
 }
 
 func sortedMapKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-
-// simulationWork estimates what a solve cost, in units of about 10µs: its setup is linear
-// in the nodes and running pods it is shown, placing pods on existing nodes in the pods, and
-// placing them on new nodes in pods × new nodes × instance types.
-func simulationWork(in scheduling.Input, newNodes, types int) int {
-	w := len(in.Pods) + len(in.ExistingNodes)/2
-	for _, en := range in.ExistingNodes {
-		w += len(en.Pods)
-	}
-	return w + len(in.Pods)*newNodes*types/64
-}

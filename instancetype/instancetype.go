@@ -55,7 +55,12 @@ type Offering struct {
 	// (capacity type "reserved"); capacity is the number of instances it still holds.
 	ReservationID       string
 	ReservationCapacity int
+	// ReservationType is the reservation's kind, "default" or "capacity-block".
+	ReservationType string
 }
+
+// CapacityTypeReserved is the capacity type of offerings from capacity reservations.
+const CapacityTypeReserved = "reserved"
 
 // Allocatable returns capacity minus overhead, never below zero, as kubelet reports it.
 func (it *InstanceType) Allocatable() corev1.ResourceList {

@@ -2,9 +2,9 @@ package manifest
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/instancetype/aws"
@@ -30,25 +31,38 @@ type entry struct {
 
 // build decodes documents and turns them into a Bundle: API defaults, workload expansion,
 // generated claims, default StorageClass, sorting.
-func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) {
-	d := &decoder{warnings: warnings}
+func build(docs []*document, w *warnings, errs *problems) (*Bundle, error) {
+	d := &decoder{warnings: w}
 	b := &Bundle{}
 	s := &builder{b: b, d: d, defined: map[string]*document{}}
+	// Decoding is most of the work and each document's is its own: all CPUs decode, then the
+	// objects are added in input order.
+	type result struct {
+		obj      any
+		err      error
+		warnings warnings
+	}
+	results := make([]result, len(docs))
+	parallel(len(docs), func(i int) {
+		r := &results[i]
+		r.obj, r.err = (&decoder{warnings: &r.warnings}).decode(docs[i])
+	})
 	var entries []entry
-	for _, doc := range docs {
-		obj, err := d.decode(doc)
-		if err == nil && obj != nil {
-			e := entry{doc: doc, obj: obj}
+	for i, doc := range docs {
+		r := &results[i]
+		w.merge(&r.warnings)
+		err := r.err
+		if err == nil && r.obj != nil {
+			e := entry{doc: doc, obj: r.obj}
 			if err = s.add(e); err == nil {
 				entries = append(entries, e)
 			}
 		}
-		if err != nil {
-			errs = append(errs, err)
-		}
+		errs.add(err)
+		*r = result{}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := errs.err(); err != nil {
+		return nil, err
 	}
 	s.pods(entries)
 	s.daemonSetsFromPods(entries)
@@ -58,7 +72,7 @@ func build(docs []*document, warnings []string, errs ...error) (*Bundle, error) 
 	s.checkReferences()
 	s.nodeClasses()
 	s.sort()
-	b.Warnings = d.warnings
+	b.Warnings = d.warnings.result()
 	return b, nil
 }
 
@@ -168,6 +182,9 @@ func (s *builder) add(e entry) error {
 		return s.define(doc, "CSINode", &o.ObjectMeta)
 	case *policyv1.PodDisruptionBudget:
 		namespaced(doc, &o.ObjectMeta)
+		if err := validatePDB(doc, o); err != nil {
+			return err
+		}
 		b.PodDisruptionBudgets = append(b.PodDisruptionBudgets, o)
 		return s.define(doc, "PodDisruptionBudget", &o.ObjectMeta)
 	case *nodePoolObject:
@@ -307,3 +324,36 @@ func (s *builder) namespaces() {
 		})
 	}
 }
+
+// validatePDB checks a PodDisruptionBudget as the API server does: at most one of
+// minAvailable and maxUnavailable, each a non-negative integer or a percentage up to 100%, and
+// a valid selector.
+func validatePDB(doc *document, pdb *policyv1.PodDisruptionBudget) error {
+	s := pdb.Spec
+	if s.MinAvailable != nil && s.MaxUnavailable != nil {
+		return doc.errorf("spec.maxUnavailable", "cannot be set together with spec.minAvailable")
+	}
+	for _, f := range []struct {
+		field string
+		v     *intstr.IntOrString
+	}{{"spec.minAvailable", s.MinAvailable}, {"spec.maxUnavailable", s.MaxUnavailable}} {
+		switch {
+		case f.v == nil:
+		case f.v.Type == intstr.Int && f.v.IntVal < 0:
+			return doc.errorf(f.field, "must not be negative, got %d", f.v.IntVal)
+		case f.v.Type == intstr.String && !percentRE.MatchString(f.v.StrVal):
+			return doc.errorf(f.field, "%q is neither an integer nor a percentage (e.g. 1 or \"25%%\")", f.v.StrVal)
+		case f.v.Type == intstr.String:
+			if n, err := strconv.Atoi(strings.TrimSuffix(f.v.StrVal, "%")); err != nil || n > 100 {
+				return doc.errorf(f.field, "%s is more than 100%%", f.v.StrVal)
+			}
+		}
+	}
+	if _, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
+		return doc.errorf("spec.selector", "%v", err)
+	}
+	return nil
+}
+
+// percentRE is what a percentage of an IntOrString looks like.
+var percentRE = regexp.MustCompile(`^[0-9]+%$`)

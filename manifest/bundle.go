@@ -25,7 +25,9 @@ import (
 type Bundle struct {
 	// Pods are the pending pods: input Pods without spec.nodeName and the pods that workloads
 	// (Deployments, ReplicaSets, ReplicationControllers, StatefulSets, Jobs) still need, in
-	// input order (files in the order given, documents in order, ordinals ascending).
+	// input order (files in the order given, documents in order, ordinals ascending). The pods
+	// of one workload share its template's labels, annotations and the maps, slices and
+	// pointers of its spec: treat them as read-only, or copy before changing them.
 	Pods []*corev1.Pod
 	// BoundPods are input Pods with spec.nodeName: running (or being deleted) on that node.
 	BoundPods []*corev1.Pod
@@ -70,12 +72,12 @@ const StdinPath = "-"
 
 // Load reads manifests from files and directories (every *.yaml, *.yml and *.json below
 // them, in lexical order) and "-" (stdin), and returns them as one Bundle. Files are read in
-// the order given. All malformed documents are reported, each naming its file, document,
-// object and field.
+// the order given. Malformed documents are reported, each naming its file, document, object
+// and field: the first MaxProblems of them, then how many more there are.
 func Load(paths []string, stdin io.Reader) (*Bundle, error) {
 	var docs []*document
-	var warnings []string
-	var errs []error
+	var w warnings
+	var errs problems
 	seen := map[string]bool{}
 	read := func(path, source string) {
 		if seen[path] {
@@ -84,14 +86,12 @@ func Load(paths []string, stdin io.Reader) (*Bundle, error) {
 		seen[path] = true
 		data, err := os.ReadFile(path)
 		if err != nil {
-			errs = append(errs, err)
+			errs.add(err)
 			return
 		}
-		ds, ws, err := splitFile(data, source)
-		docs, warnings = append(docs, ds...), append(warnings, ws...)
-		if err != nil {
-			errs = append(errs, err)
-		}
+		ds, err := splitFile(data, source, &w)
+		docs = append(docs, ds...)
+		errs.add(err)
 	}
 	for _, p := range paths {
 		if p == StdinPath {
@@ -100,24 +100,22 @@ func Load(paths []string, stdin io.Reader) (*Bundle, error) {
 			}
 			seen[p] = true
 			if stdin == nil {
-				errs = append(errs, errors.New("-: no standard input to read"))
+				errs.add(errors.New("-: no standard input to read"))
 				continue
 			}
 			data, err := io.ReadAll(stdin)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("reading stdin: %w", err))
+				errs.add(fmt.Errorf("reading stdin: %w", err))
 				continue
 			}
-			ds, ws, err := splitFile(data, "stdin")
-			docs, warnings = append(docs, ds...), append(warnings, ws...)
-			if err != nil {
-				errs = append(errs, err)
-			}
+			ds, err := splitFile(data, "stdin", &w)
+			docs = append(docs, ds...)
+			errs.add(err)
 			continue
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			errs = append(errs, err)
+			errs.add(err)
 			continue
 		}
 		if !info.IsDir() {
@@ -142,13 +140,13 @@ func Load(paths []string, stdin io.Reader) (*Bundle, error) {
 			return nil
 		})
 		if err != nil {
-			errs = append(errs, err)
+			errs.add(err)
 		} else if found == 0 {
-			warnings = append(warnings, fmt.Sprintf("%s: no *.yaml, *.yml or *.json files", p))
+			w.add(fmt.Sprintf("%s: no *.yaml, *.yml or *.json files", p))
 		}
 	}
 	// Report the documents of the readable files too, so one run shows every problem.
-	return build(docs, warnings, errs...)
+	return build(docs, &w, &errs)
 }
 
 func isManifestFile(path string) bool {
@@ -163,11 +161,12 @@ func isManifestFile(path string) bool {
 // an array of objects); source names it in messages, and a source ending in .json is read
 // as JSON only. The result is complete on its own, as if Load had read only that file.
 func Parse(data []byte, source string) (*Bundle, error) {
-	docs, warnings, err := splitFile(data, source)
+	var w warnings
+	docs, err := splitFile(data, source, &w)
 	if err != nil {
 		return nil, err
 	}
-	return build(docs, warnings)
+	return build(docs, &w, &problems{})
 }
 
 // NodePoolsOrDefault returns the bundle's NodePools, or the default NodePool when it has none.

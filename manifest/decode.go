@@ -8,10 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 )
 
 // document is one object of a file: a YAML document, a JSON value, or an item of a List.
@@ -84,30 +81,43 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // splitFile cuts a file's content into documents (not yet decoded past their header). Empty
 // documents are skipped and do not count. Problems that do not stop the file are returned as
 // warnings; a syntax error is an error.
-func splitFile(data []byte, source string) (docs []*document, warnings []string, err error) {
+func splitFile(data []byte, source string, w *warnings) ([]*document, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		docs, warnings, err := splitJSON(data, source)
+		var jw warnings
+		docs, err := splitJSON(data, source, &jw)
 		if err == nil || strings.EqualFold(filepath.Ext(source), ".json") {
-			return docs, warnings, err
+			w.merge(&jw)
+			return docs, err
 		}
 		// YAML flow style ({apiVersion: v1, …}) looks like JSON but is not: try it as YAML,
 		// and report the JSON error if that fails too.
-		if docs, warnings, yamlErr := splitYAMLFile(data, source); yamlErr == nil {
-			return docs, warnings, nil
+		var yw warnings
+		if docs, yamlErr := splitYAMLFile(data, source, &yw); yamlErr == nil {
+			w.merge(&yw)
+			return docs, nil
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	return splitYAMLFile(data, source)
+	return splitYAMLFile(data, source, w)
 }
 
-func splitYAMLFile(data []byte, source string) (docs []*document, warnings []string, err error) {
+func splitYAMLFile(data []byte, source string, w *warnings) (docs []*document, err error) {
+	// Converting to JSON is most of the reading, and each document's is its own: convert them
+	// all on every CPU, then read them in order; the first bad one ends the file.
+	parts := splitYAML(data)
+	type converted struct {
+		raw []byte
+		err error
+	}
+	out := make([]converted, len(parts))
+	parallel(len(parts), func(i int) { out[i].raw, out[i].err = yamlToJSON(parts[i]) })
 	index := 0
-	for _, part := range splitYAML(data) {
-		raw, err := yaml.YAMLToJSONStrict(part.text)
+	for i, part := range parts {
+		raw, err := out[i].raw, out[i].err
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: document %d (starting at line %d): invalid YAML: %s", source, index+1, part.line, yamlError(err, part.line))
+			return nil, fmt.Errorf("%s: document %d (starting at line %d): invalid YAML: %s", source, index+1, part.line, err)
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -115,17 +125,16 @@ func splitYAMLFile(data []byte, source string) (docs []*document, warnings []str
 		}
 		index++
 		doc := &document{source: source, index: index, line: part.line, raw: raw}
-		ds, ws, err := expandDocument(doc)
+		ds, err := expandDocument(doc, w)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		docs = append(docs, ds...)
-		warnings = append(warnings, ws...)
 	}
-	return docs, warnings, nil
+	return docs, nil
 }
 
-func splitJSON(data []byte, source string) (docs []*document, warnings []string, err error) {
+func splitJSON(data []byte, source string, w *warnings) (docs []*document, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	index := 0
@@ -141,32 +150,30 @@ func splitJSON(data []byte, source string) (docs []*document, warnings []string,
 			if errors.As(err, &se) {
 				offset = se.Offset
 			}
-			return nil, nil, fmt.Errorf("%s: document %d: invalid JSON at line %d: %s", source, index+1, lineOf(data, offset), strings.TrimPrefix(err.Error(), "json: "))
+			return nil, fmt.Errorf("%s: document %d: invalid JSON at line %d: %s", source, index+1, lineOf(data, offset), strings.TrimPrefix(err.Error(), "json: "))
 		}
 		index++
 		if raw[0] == '[' {
 			var items []json.RawMessage
 			if err := json.Unmarshal(raw, &items); err != nil {
-				return nil, nil, fmt.Errorf("%s: document %d: invalid JSON: %s", source, index, err)
+				return nil, fmt.Errorf("%s: document %d: invalid JSON: %s", source, index, err)
 			}
 			for i, item := range items {
-				ds, ws, err := expandDocument(&document{source: source, index: index, item: i + 1, raw: item})
+				ds, err := expandDocument(&document{source: source, index: index, item: i + 1, raw: item}, w)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				docs = append(docs, ds...)
-				warnings = append(warnings, ws...)
 			}
 			continue
 		}
-		ds, ws, err := expandDocument(&document{source: source, index: index, raw: raw})
+		ds, err := expandDocument(&document{source: source, index: index, raw: raw}, w)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		docs = append(docs, ds...)
-		warnings = append(warnings, ws...)
 	}
-	return docs, warnings, nil
+	return docs, nil
 }
 
 // lineOf returns the 1-based line of a byte offset.
@@ -178,15 +185,16 @@ func lineOf(data []byte, offset int64) int {
 }
 
 // expandDocument reads a document's header; a List yields its items.
-func expandDocument(doc *document) ([]*document, []string, error) {
-	return expandItem(doc, "", "")
+func expandDocument(doc *document, w *warnings) ([]*document, error) {
+	return expandItem(doc, "", "", w)
 }
 
 // expandItem reads a document's header. An item of a typed list (PodList…) has no kind of its
 // own: it takes the list's, given as apiVersion and kind.
-func expandItem(doc *document, apiVersion, kind string) ([]*document, []string, error) {
+func expandItem(doc *document, apiVersion, kind string, w *warnings) ([]*document, error) {
 	if len(doc.raw) == 0 || doc.raw[0] != '{' {
-		return nil, []string{fmt.Sprintf("%s: not an object (a Kubernetes object is a mapping with apiVersion and kind), skipped", doc.where())}, nil
+		w.add(fmt.Sprintf("%s: not an object (a Kubernetes object is a mapping with apiVersion and kind), skipped", doc.where()))
+		return nil, nil
 	}
 	var h header
 	if err := json.Unmarshal(doc.raw, &h); err != nil {
@@ -197,7 +205,7 @@ func expandItem(doc *document, apiVersion, kind string) ([]*document, []string, 
 			doc.kind = s
 		}
 		field, msg := locateError(doc.raw, &h)
-		return nil, nil, doc.errorf(field, "%s", msg)
+		return nil, doc.errorf(field, "%s", msg)
 	}
 	doc.apiVersion, doc.kind = cmpOr(h.APIVersion, apiVersion), cmpOr(h.Kind, kind)
 	doc.namespace, doc.name = h.Metadata.Namespace, h.Metadata.Name
@@ -205,7 +213,7 @@ func expandItem(doc *document, apiVersion, kind string) ([]*document, []string, 
 		var l listItems
 		if err := json.Unmarshal(doc.raw, &l); err != nil {
 			field, msg := locateError(doc.raw, &l)
-			return nil, nil, doc.errorf(field, "%s", msg)
+			return nil, doc.errorf(field, "%s", msg)
 		}
 		itemKind := strings.TrimSuffix(doc.kind, "List")
 		itemAPIVersion := doc.apiVersion
@@ -213,18 +221,16 @@ func expandItem(doc *document, apiVersion, kind string) ([]*document, []string, 
 			itemAPIVersion = "" // a plain List: each item says what it is
 		}
 		var docs []*document
-		var warnings []string
 		for i, item := range l.Items {
-			ds, ws, err := expandItem(&document{source: doc.source, index: doc.index, item: i + 1, line: doc.line, raw: bytes.TrimSpace(item)}, itemAPIVersion, itemKind)
+			ds, err := expandItem(&document{source: doc.source, index: doc.index, item: i + 1, line: doc.line, raw: bytes.TrimSpace(item)}, itemAPIVersion, itemKind, w)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			docs = append(docs, ds...)
-			warnings = append(warnings, ws...)
 		}
-		return docs, warnings, nil
+		return docs, nil
 	}
-	return []*document{doc}, nil, nil
+	return []*document{doc}, nil
 }
 
 type yamlPart struct {
@@ -233,57 +239,46 @@ type yamlPart struct {
 }
 
 // splitYAML cuts a YAML stream at document markers: a line "---" (optionally followed by
-// whitespace, a comment or the document's first content) or "...".
+// whitespace, a comment or the document's first content) or "...". The parts share data's
+// memory, but for a document starting on its marker's line ("--- key: value").
 func splitYAML(data []byte) []yamlPart {
 	var parts []yamlPart
-	var cur bytes.Buffer
-	start := 1
+	start, startLine := 0, 1 // the current part: data[start:pos], from line startLine
+	var head []byte          // content after "---" on the marker's line, put before the part
+	end := func(pos int) {
+		text := data[start:pos:pos]
+		if head != nil {
+			text = append(head, text...)
+		}
+		parts = append(parts, yamlPart{text: text, line: startLine})
+		head = nil
+	}
 	line := 0
-	for len(data) > 0 {
-		var l []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i+1], data[i+1:]
-		} else {
-			l, data = data, nil
+	for pos := 0; pos < len(data); {
+		next := len(data)
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			next = pos + i + 1
 		}
 		line++
-		text := bytes.TrimRight(l, "\r\n")
+		text := bytes.TrimRight(data[pos:next], "\r\n")
 		switch {
 		case bytes.Equal(text, []byte("---")) || (bytes.HasPrefix(text, []byte("---")) && (text[3] == ' ' || text[3] == '\t')):
-			parts = append(parts, yamlPart{text: bytes.Clone(cur.Bytes()), line: start})
-			cur.Reset()
-			start = line + 1
+			end(pos)
+			start, startLine = next, line+1
 			rest := bytes.TrimSpace(text[3:])
 			if len(rest) > 0 && rest[0] != '#' {
 				// "--- key: value" or "--- |": keep the content as the document's first line.
-				cur.Write(rest)
-				cur.WriteByte('\n')
-				start = line
+				head = append(bytes.Clone(rest), '\n')
+				startLine = line
 			}
 		case bytes.Equal(text, []byte("...")):
-			parts = append(parts, yamlPart{text: bytes.Clone(cur.Bytes()), line: start})
-			cur.Reset()
-			start = line + 1
-		default:
-			cur.Write(l)
+			end(pos)
+			start, startLine = next, line+1
 		}
+		pos = next
 	}
-	parts = append(parts, yamlPart{text: cur.Bytes(), line: start})
+	end(len(data))
 	return parts
 }
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
-
-// yamlError rewrites a YAML parser error so its line numbers count from the top of the file.
-func yamlError(err error, start int) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	return yamlLineRE.ReplaceAllStringFunc(msg, func(m string) string {
-		n, err := strconv.Atoi(strings.TrimPrefix(m, "line "))
-		if err != nil {
-			return m
-		}
-		return "line " + strconv.Itoa(n+start-1)
-	})
-}

@@ -380,6 +380,15 @@ func convertNodePoolV1(doc *document, o *nodePoolV1) (*scheduling.NodePool, erro
 	t := s.Template
 	np := newNodePool(o.Name, t.Metadata, t.Spec.Taints, t.Spec.StartupTaints, s.Limits, s.Weight,
 		s.Disruption.ConsolidationPolicy, s.Disruption.ConsolidateAfter, t.Spec.ExpireAfter)
+	if r := s.Replicas; r != nil {
+		if *r < 0 {
+			return nil, doc.errorf("spec.replicas", "must not be negative, got %d", *r)
+		}
+		if *r > MaxPodsPerWorkload {
+			return nil, doc.errorf("spec.replicas", "%d is more nodes than nodeplan plans for one NodePool (at most %d)", *r, MaxPodsPerWorkload)
+		}
+		np.Replicas = r
+	}
 	return np, finishNodePool(doc, np, fieldsV1, t.Spec.Requirements, s.Disruption.Budgets, s.Weight)
 }
 
@@ -500,6 +509,9 @@ func finishNodePool(doc *document, np *scheduling.NodePool, f nodePoolFields, re
 		}
 		np.Requirements = append(np.Requirements, scheduling.NodeSelectorRequirementWithMinValues{NodeSelectorRequirement: req, MinValues: r.MinValues})
 	}
+	if err := checkContradictions(doc, np, f); err != nil {
+		return err
+	}
 	for _, name := range slices.Sorted(maps.Keys(np.Limits)) {
 		if q := np.Limits[name]; q.Sign() < 0 {
 			return doc.errorf(joinKey(f.limits, string(name)), "must not be negative, got %s", q.String())
@@ -609,4 +621,55 @@ func provisionerDefaults(given []corev1.NodeSelectorRequirement) []requirementWi
 		add(labelInstanceGeneration, corev1.NodeSelectorOpGt, "2")
 	}
 	return out
+}
+
+// checkContradictions refuses a NodePool whose requirements on a key (with its template labels
+// and its own name) leave no value while some requirement on that key asks for one: the rule
+// by which scheduling refuses it, found here to name the file, document and fields.
+func checkContradictions(doc *document, np *scheduling.NodePool, f nodePoolFields) error {
+	reqs := requirements.Requirements{}
+	for _, r := range np.Requirements {
+		reqs.Add(requirements.NewWithMinValues(r.Key, r.Operator, r.MinValues, r.Values...))
+	}
+	for _, k := range slices.Sorted(maps.Keys(np.Labels)) {
+		reqs.Add(requirements.New(k, corev1.NodeSelectorOpIn, np.Labels[k]))
+	}
+	reqs.Add(requirements.New(requirements.LabelNodePool, corev1.NodeSelectorOpIn, np.Name))
+	for _, k := range reqs.Keys() {
+		r := reqs[k]
+		if r.Len() != 0 || r.IsComplement() || r.Operator() != corev1.NodeSelectorOpDoesNotExist {
+			continue
+		}
+		var parts []string
+		positive := false
+		for i, q := range np.Requirements {
+			if requirements.NormalizeKey(q.Key) != k {
+				continue
+			}
+			positive = positive || q.Operator != corev1.NodeSelectorOpDoesNotExist
+			if len(parts) == 0 {
+				parts = append(parts, fmt.Sprintf("%s[%d]", f.requirements, i))
+			} else {
+				parts = append(parts, fmt.Sprintf("[%d]", i))
+			}
+		}
+		if !positive {
+			continue
+		}
+		for _, l := range slices.Sorted(maps.Keys(np.Labels)) {
+			if requirements.NormalizeKey(l) == k {
+				parts = append(parts, joinKey(f.labels, l))
+			}
+		}
+		return doc.errorf(f.requirements, "the requirements on %q (%s) contradict each other: no value satisfies all of them", k, joinAnd(parts))
+	}
+	return nil
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

@@ -142,12 +142,23 @@ func TestMalformedFiles(t *testing.T) {
 			`cannot be true together with spec.ttlSecondsAfterEmpty (a Provisioner uses one or the other)`,
 		"replicas.yaml":          `replicas.yaml: document 1 (StatefulSet default/huge): spec.replicas: 1000000000 is more pods than nodeplan plans for one workload (at most 100000)`,
 		"duplicate.yaml":         `duplicate.yaml: document 2 (NodePool default): NodePool default is already defined in duplicate.yaml: document 1 (Provisioner default)`,
+		"nodepool-replicas.yaml": `nodepool-replicas.yaml: document 1 (NodePool static): spec.replicas: must not be negative, got -1`,
 		"quantity-huge-cpu.yaml": `quantity-huge-cpu.yaml: document 1 (Pod default/huge): spec.containers[0].resources.requests.cpu: 1e+30 is too large (at most 4e15)`,
 		"quantity-huge-memory.yaml": `quantity-huge-memory.yaml: document 1 (Deployment default/hog): spec.template.spec.containers[0].resources.limits.memory: ` +
 			`9223372036854775807 is too large (at most 4e15)`,
 		"quantity-wrapping-sum.yaml": `quantity-wrapping-sum.yaml: document 1 (Pod default/twins): spec.containers: the containers' cpu requests add up to more than 4e15`,
 		"quantity-huge-limit.yaml":   `quantity-huge-limit.yaml: document 1 (NodePool general): spec.limits.cpu: 1e+30 is too large (at most 4e15)`,
 		"quantity-huge-node.yaml":    `quantity-huge-node.yaml: document 1 (Node ip-10-0-0-1): status.capacity.cpu: 9223372036854776 is too large (at most 4e15)`,
+		"nodepool-contradiction.yaml": `nodepool-contradiction.yaml: document 1 (NodePool general): spec.template.spec.requirements: ` +
+			`the requirements on "kubernetes.io/arch" (spec.template.spec.requirements[0] and [2]) contradict each other: no value satisfies all of them`,
+		"nodepool-contradiction-label.yaml": `nodepool-contradiction-label.yaml: document 1 (NodePool general): spec.template.spec.requirements: ` +
+			`the requirements on "team" (spec.template.spec.requirements[0] and spec.template.metadata.labels.team) contradict each other: no value satisfies all of them`,
+		"provisioner-contradiction.yaml": `provisioner-contradiction.yaml: document 1 (Provisioner default): spec.requirements: ` +
+			`the requirements on "karpenter.k8s.aws/instance-cpu" (spec.requirements[0] and [1]) contradict each other: no value satisfies all of them`,
+		"pdb-max-unavailable.yaml": `pdb-max-unavailable.yaml: document 1 (PodDisruptionBudget shop/web): spec.maxUnavailable: "one" is neither an integer nor a percentage (e.g. 1 or "25%")`,
+		"pdb-min-available.yaml":   `pdb-min-available.yaml: document 1 (PodDisruptionBudget default/db): spec.minAvailable: 150% is more than 100%`,
+		"pdb-both.yaml":            `pdb-both.yaml: document 1 (PodDisruptionBudget default/db): spec.maxUnavailable: cannot be set together with spec.minAvailable`,
+		"pdb-negative.yaml":        `pdb-negative.yaml: document 1 (PodDisruptionBudget default/db): spec.maxUnavailable: must not be negative, got -1`,
 	}
 	for file, want := range cases {
 		t.Run(file, func(t *testing.T) {
@@ -370,4 +381,22 @@ spec: {containers: [{name: c, image: i}]}
 func TestYAMLFlowStyle(t *testing.T) {
 	b := parse(t, "flow.yaml", "{apiVersion: v1, kind: Pod, metadata: {name: flow}, spec: {containers: [{name: c, image: i}]}}\n")
 	assert.Equal(t, []string{"default/flow"}, names(b.Pods))
+}
+
+func TestStaticNodePool(t *testing.T) {
+	b, err := manifest.Parse([]byte(`apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: static}
+spec:
+  replicas: 3
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+  limits: {nodes: 5}
+`), "static.yaml")
+	require.NoError(t, err)
+	require.Len(t, b.NodePools, 1)
+	require.NotNil(t, b.NodePools[0].Replicas)
+	assert.Equal(t, int64(3), *b.NodePools[0].Replicas)
 }

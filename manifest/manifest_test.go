@@ -136,6 +136,15 @@ spec:
 	}, b.Warnings)
 }
 
+// A field spelt with other capitals is unknown to the API server, and ignored here too (Go's
+// JSON decoder would take it).
+func TestMiscasedFieldIsIgnored(t *testing.T) {
+	b := parse(t, "case.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  NodeName: ip-1\n  containers: [{name: app, image: pause}]\n")
+	require.Len(t, b.Pods, 1, "still pending: spec.NodeName is not spec.nodeName")
+	assert.Empty(t, b.Pods[0].Spec.NodeName)
+	assert.Equal(t, []string{`case.yaml: document 1 (Pod default/p): unknown field "spec.NodeName" (field names are case-sensitive: "nodeName"), ignored`}, b.Warnings)
+}
+
 func TestWorkloadsExpand(t *testing.T) {
 	b := load(t, "workloads.yaml")
 	assert.Equal(t, []string{

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // groupKind names an API kind independently of its version.
@@ -91,11 +93,11 @@ func isList(apiVersion, kind string) bool {
 
 // decoder turns documents into typed objects, collecting warnings.
 type decoder struct {
-	warnings []string
+	warnings *warnings
 }
 
 func (d *decoder) warnf(format string, args ...any) {
-	d.warnings = append(d.warnings, fmt.Sprintf(format, args...))
+	d.warnings.add(fmt.Sprintf(format, args...))
 }
 
 // decode returns the typed object of a document, or nil for a kind nodeplan does not use.
@@ -134,17 +136,39 @@ func builtin[T any](d *decoder, doc *document, version string) (any, error) {
 }
 
 // decodeTyped decodes a document into T, naming the field of a bad value, and warns about
-// fields T does not have.
+// fields T does not have. Field names are case-sensitive, as for the API server: a field
+// spelt otherwise is unknown, and ignored.
 func decodeTyped[T any](d *decoder, doc *document) (*T, error) {
 	obj := new(T)
-	if err := json.Unmarshal(doc.raw, obj); err != nil {
-		field, msg := locateError(doc.raw, new(T))
-		return nil, doc.errorf(field, "%s", msg)
+	strict, err := sigsjson.UnmarshalStrict(doc.raw, obj, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, &badValue{doc: doc, raw: doc.raw, target: func() any { return new(T) }}
 	}
-	for _, f := range unknownFields(doc.raw, obj) {
-		d.warnf("%s: unknown field %s, ignored", doc.where(), f)
+	if len(strict) > 0 {
+		// Name them as the API server does, with a hint at the field meant.
+		for _, f := range unknownFields(doc.raw, obj) {
+			d.warnf("%s: unknown field %s, ignored", doc.where(), f)
+		}
 	}
 	return obj, nil
+}
+
+// badValue is a document that does not decode. Its message, which names the field, is worked
+// out only when asked for: loading keeps only the first MaxProblems errors.
+type badValue struct {
+	doc    *document
+	raw    []byte
+	target func() any
+	once   sync.Once
+	msg    string
+}
+
+func (e *badValue) Error() string {
+	e.once.Do(func() {
+		field, msg := locateError(e.raw, e.target())
+		e.msg = e.doc.errorf(field, "%s", msg).Error()
+	})
+	return e.msg
 }
 
 func decodeNodePool(d *decoder, doc *document, version string) (any, error) {

@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -280,38 +281,48 @@ func ownerRef(apiVersion, kind string, meta *metav1.ObjectMeta) metav1.OwnerRefe
 	}
 }
 
-// newPod is the pod a controller creates from a template.
-func newPod(name string, meta *metav1.ObjectMeta, tmpl *corev1.PodTemplateSpec, ref metav1.OwnerReference) *corev1.Pod {
-	return &corev1.Pod{
+// newPod is the pod a controller creates from a template. The pods of one workload share
+// the template's labels, annotations and spec parts (containers, volumes, affinity…): only
+// their own fields are theirs. Whoever changes a shared part copies it first.
+func newPod(pod *corev1.Pod, name string, meta *metav1.ObjectMeta, tmpl *corev1.PodTemplateSpec, refs []metav1.OwnerReference) *corev1.Pod {
+	*pod = corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            name,
 			Namespace:       meta.Namespace,
-			Labels:          maps.Clone(tmpl.Labels),
-			Annotations:     maps.Clone(tmpl.Annotations),
-			OwnerReferences: []metav1.OwnerReference{ref},
+			Labels:          tmpl.Labels,
+			Annotations:     tmpl.Annotations,
+			OwnerReferences: refs,
 		},
-		Spec:   *tmpl.Spec.DeepCopy(),
+		Spec:   tmpl.Spec,
 		Status: corev1.PodStatus{Phase: corev1.PodPending},
 	}
+	return pod
 }
 
 // expand adds n pending pods of a workload, named <workload>-<k> with the smallest free k.
 func (s *builder) expand(idx *ownerIndex, apiVersion, kind string, meta *metav1.ObjectMeta, tmpl *corev1.PodTemplateSpec, n int) {
-	ref := ownerRef(apiVersion, kind, meta)
-	k := 0
-	for range max(n, 0) {
-		p := newPod(idx.nextName(meta.Namespace, meta.Name, &k), meta, tmpl, ref)
-		if kind == "Job" {
-			if p.Labels == nil {
-				p.Labels = map[string]string{}
-			}
-			for _, l := range []string{labelJobName, labelLegacyJobName} {
-				if _, ok := p.Labels[l]; !ok {
-					p.Labels[l] = meta.Name
-				}
+	if n <= 0 {
+		return
+	}
+	refs := []metav1.OwnerReference{ownerRef(apiVersion, kind, meta)}
+	labels := tmpl.Labels
+	if kind == "Job" {
+		labels = maps.Clone(labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		for _, l := range []string{labelJobName, labelLegacyJobName} {
+			if _, ok := labels[l]; !ok {
+				labels[l] = meta.Name
 			}
 		}
+	}
+	pods := make([]corev1.Pod, n) // one allocation for the workload's pods
+	k := 0
+	for i := range pods {
+		p := newPod(&pods[i], idx.nextName(meta.Namespace, meta.Name, &k), meta, tmpl, refs)
+		p.Labels = labels
 		s.b.Pods = append(s.b.Pods, p)
 	}
 }
@@ -319,7 +330,7 @@ func (s *builder) expand(idx *ownerIndex, apiVersion, kind string, meta *metav1.
 // expandStatefulSet adds the pods of the ordinals the input has no pod for, each with its
 // claims from volumeClaimTemplates (<template>-<statefulset>-<ordinal>), created unless given.
 func (s *builder) expandStatefulSet(idx *ownerIndex, o *appsv1.StatefulSet, claims map[string]bool) {
-	ref := ownerRef("apps/v1", "StatefulSet", &o.ObjectMeta)
+	refs := []metav1.OwnerReference{ownerRef("apps/v1", "StatefulSet", &o.ObjectMeta)}
 	start := 0
 	if o.Spec.Ordinals != nil {
 		start = int(o.Spec.Ordinals.Start)
@@ -331,7 +342,8 @@ func (s *builder) expandStatefulSet(idx *ownerIndex, o *appsv1.StatefulSet, clai
 			continue
 		}
 		idx.used[o.Namespace+"/"+name] = true
-		p := newPod(name, &o.ObjectMeta, &o.Spec.Template, ref)
+		p := newPod(&corev1.Pod{}, name, &o.ObjectMeta, &o.Spec.Template, refs)
+		p.Labels = maps.Clone(p.Labels)
 		if p.Labels == nil {
 			p.Labels = map[string]string{}
 		}
@@ -340,6 +352,9 @@ func (s *builder) expandStatefulSet(idx *ownerIndex, o *appsv1.StatefulSet, clai
 		p.Spec.Hostname = name
 		if o.Spec.ServiceName != "" {
 			p.Spec.Subdomain = o.Spec.ServiceName
+		}
+		if len(o.Spec.VolumeClaimTemplates) > 0 {
+			p.Spec.Volumes = slices.Clone(p.Spec.Volumes) // setClaimVolume changes them
 		}
 		for _, t := range o.Spec.VolumeClaimTemplates {
 			claim := t.Name + "-" + name

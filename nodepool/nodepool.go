@@ -27,6 +27,10 @@ type NodePool struct {
 	// ExpireAfter is how long a node may live; nil means Never.
 	ExpireAfter *time.Duration
 	Disruption  Disruption
+	// Replicas, when set, makes the NodePool static (spec.replicas): it keeps that many nodes
+	// whatever the pods, launches none for pods, and consolidation leaves its nodes alone
+	// (drift and expiration still replace them). Only limits.nodes applies to it.
+	Replicas *int64
 	// InstanceTypes the NodePool may choose from (before its requirements filter them).
 	InstanceTypes []*instancetype.InstanceType
 }

@@ -3,8 +3,10 @@ package scheduling
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -164,14 +166,16 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		}
 		return out, nil
 	}
+	// Nodes the plan does not touch keep their ExistingNode, and so their conversion; those
+	// that gain pods are copied (the caller's values are never modified).
 	byName := map[string]*ExistingNode{}
-	nodes := make([]*ExistingNode, 0, len(in.ExistingNodes)+len(plan.NodeClaims))
-	for _, en := range in.ExistingNodes {
-		copied := *en // the caller's ExistingNode values are never modified
-		nodes = append(nodes, &copied)
-		byName[en.Node.Name] = &copied
+	index := map[string]int{}
+	nodes := slices.Clone(in.ExistingNodes)
+	for i, en := range nodes {
+		byName[en.Node.Name] = en
+		index[en.Node.Name] = i
 	}
-	in.ExistingNodes = nodes
+	changedNodes := map[*ExistingNode]bool{}
 	for _, placement := range plan.ExistingNodes {
 		en, ok := byName[placement.Name]
 		if !ok {
@@ -181,7 +185,11 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		if err != nil {
 			return err
 		}
-		en.Pods = append(slices.Clip(en.Pods), pods...)
+		copied := *en
+		copied.Pods = append(slices.Clip(en.Pods), pods...)
+		nodes[index[placement.Name]] = &copied
+		byName[placement.Name] = &copied
+		changedNodes[&copied] = true
 	}
 	for _, nc := range plan.NodeClaims {
 		if _, taken := byName[nc.Name]; taken {
@@ -192,9 +200,12 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 			return err
 		}
 		en := &ExistingNode{Node: nodeFromClaim(nc), Pods: pods, NodePool: nc.NodePool}
-		in.ExistingNodes = append(in.ExistingNodes, en)
+		en.Pods = append(en.Pods, c.daemonPodsFor(en)...)
+		nodes = append(nodes, en)
 		byName[nc.Name] = en
+		changedNodes[en] = true
 	}
+	in.ExistingNodes = nodes
 	in.Pods = in.Pods[:0:0]
 	for _, p := range c.in.Pods {
 		if _, still := pending[podKey(p)]; still {
@@ -211,12 +222,79 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 			in.Pods = append(in.Pods, p)
 		}
 	}
-	prep, err := prepare(in)
+	prep, err := c.prep.after(in, change, changedNodes)
 	if err != nil {
 		return err
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
 	return nil
+}
+
+// after is the prepared state for in, the cluster after a change and its plan: NodePools,
+// DaemonSets and dimensions are kept, and of the nodes only those the change or plan touched
+// are converted again; everything is prepared anew if a pod or node brings a resource the
+// dimensions lack.
+func (prep *prepared) after(in Input, change Change, changedNodes map[*ExistingNode]bool) (*prepared, error) {
+	covered := coversPods(prep.dims, change.AddPods)
+	for en := range changedNodes {
+		covered = covered && coversPods(prep.dims, en.Pods) && coversList(prep.dims, en.Node.Status.Capacity) && coversList(prep.dims, en.Node.Status.Allocatable)
+	}
+	if !covered {
+		return prepare(in)
+	}
+	next := *prep
+	next.existing = make(map[*ExistingNode]*existingNode, len(in.ExistingNodes))
+	for _, en := range in.ExistingNodes {
+		if en == nil || en.Node == nil || en.Node.Name == "" {
+			continue
+		}
+		if tmpl, ok := prep.existing[en]; ok && !changedNodes[en] {
+			next.existing[en] = tmpl
+			continue
+		}
+		n, err := newExistingNode(en, prep.dims, prep.runningRequests)
+		if err != nil {
+			return nil, err
+		}
+		next.existing[en] = n
+	}
+	return &next, nil
+}
+
+// daemonPodsFor are the pods the DaemonSets will run on a node a plan launched, so that it
+// joins the cluster with them: their room taken and their labels counted by spread rules.
+func (c *Cluster) daemonPodsFor(en *ExistingNode) []*corev1.Pod {
+	n, err := newExistingNode(en, c.prep.dims, map[*corev1.Pod]resources.Vector{})
+	if err != nil {
+		return nil
+	}
+	var out []*corev1.Pod
+	for _, d := range c.prep.daemons {
+		if !d.runsOnNode(n) {
+			continue
+		}
+		namespace, name, _ := strings.Cut(d.name, "/")
+		pod := &corev1.Pod{ObjectMeta: *d.pod.ObjectMeta.DeepCopy(), Spec: *d.pod.Spec.DeepCopy()}
+		pod.Namespace = namespace
+		pod.Name = name + "-" + en.Node.Name
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: name, Controller: ptrTo(true)}}
+		pod.Spec.NodeName = en.Node.Name
+		pod.Status.Phase = corev1.PodRunning
+		out = append(out, pod)
+	}
+	return out
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// coversList reports whether every resource of the list is one of the dimensions.
+func coversList(dims *resources.Dims, l corev1.ResourceList) bool {
+	for name := range l {
+		if _, ok := dims.Index(name); !ok && name != "nodes" {
+			return false
+		}
+	}
+	return true
 }
 
 // changed returns the cluster's input with the change made: new ExistingNode values (the
@@ -318,12 +396,26 @@ func displaced(in Input, change Change) []*corev1.Pod {
 			switch {
 			case evicted[podKey(p)]:
 				out = append(out, p)
-			case removed[en.Node.Name] && !isTerminal(p) && p.DeletionTimestamp == nil && !ownedByDaemonSet(p):
+			case removed[en.Node.Name] && !isTerminal(p) && p.DeletionTimestamp == nil && !ownedByDaemonSet(p) && !ownedByNode(p):
 				out = append(out, p)
 			}
 		}
 	}
 	return out
+}
+
+// ownedByNode reports a mirror pod (a static pod kubelet runs from a file): it ends with its
+// node and is never placed elsewhere (Karpenter's IsOwnedByNode).
+func ownedByNode(p *corev1.Pod) bool {
+	if _, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return true
+	}
+	for _, ref := range p.OwnerReferences {
+		if ref.Kind == "Node" {
+			return true
+		}
+	}
+	return false
 }
 
 func ownedByDaemonSet(p *corev1.Pod) bool {

@@ -135,3 +135,34 @@ func TestSimulateNarrowedNodePools(t *testing.T) {
 	_, err = c.Simulate(scheduling.Change{Requirements: []corev1.NodeSelectorRequirement{{Key: "karpenter.sh/capacity-type", Operator: "Within"}}}, scheduling.Options{})
 	require.ErrorContains(t, err, "change: requirements[0]")
 }
+
+// A removed node's mirror pods end with it: they are not placed again.
+func TestSimulateLeavesMirrorPods(t *testing.T) {
+	in := twoNodeCluster()
+	mirror := tb.Pod("kube-proxy-n1").Annotation(corev1.MirrorPodAnnotationKey, "abc").CPU("100m").Obj()
+	in.ExistingNodes[0].Pods = append(in.ExistingNodes[0].Pods, mirror)
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	plan, err := c.Simulate(scheduling.Change{RemoveNodes: []string{"n1"}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"existing n2: web-0 web-2"}, render(plan))
+}
+
+// A node a plan launched joins the cluster with its DaemonSet pods.
+func TestApplyAddsDaemonSetPods(t *testing.T) {
+	in := twoNodeCluster()
+	in.DaemonSets = daemons(tb.Pod("agent").Label("app", "agent").CPU("500m").Obj())
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}}
+	plan, err := c.Simulate(change, scheduling.Options{})
+	require.NoError(t, err)
+	require.NoError(t, c.Apply(change, plan))
+	// The agent's pod runs on the new node: a pod that must not share a node with it goes
+	// elsewhere, while one without that rule joins.
+	shy := tb.Pod("shy").CPU("100m").AntiAffinity(hostKey, map[string]string{"app": "agent"}).Obj()
+	next, err := c.Simulate(scheduling.Change{AddPods: []*corev1.Pod{shy, tb.Pod("plain").CPU("100m").Obj()}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Contains(t, render(next), "existing default-1: plain")
+	require.NotContains(t, render(next), "existing default-1: plain shy")
+}

@@ -151,8 +151,8 @@ func violations(in scheduling.Input, plan scheduling.Plan) []string {
 		if !matchesPool(np, node) {
 			fail("%s: labels %v break nodepool %s's requirements", where, nc.Labels, np.Name)
 		}
-		if len(nc.Pods) == 0 {
-			fail("%s: no pods", where)
+		if len(nc.Pods) == 0 && np.Replicas == nil {
+			fail("%s: no pods (only a static NodePool keeps empty nodes)", where)
 		}
 		var nodePods []*corev1.Pod
 		for _, k := range nc.Pods {

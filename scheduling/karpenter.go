@@ -26,7 +26,7 @@ import (
 // karpenterState is the solver's state under StrategyKarpenter.
 type karpenterState struct {
 	// inflight holds the indices of s.nodes in the order Karpenter keeps its new NodeClaims:
-	// appended when opened, re-sorted by pod count before each attempt.
+	// appended once opened, re-sorted by pod count before each attempt.
 	inflight []int
 	// alternatives keeps each pod's required node-affinity terms (OR'ed, each with the node
 	// selector): Karpenter uses the first and relaxes by dropping it.
@@ -213,6 +213,10 @@ func (s *solver) unrelaxKarpenter(p *podInfo) {
 // they hold, fewest first (sort.Slice, as Karpenter, so that equal counts fall in the same
 // order), the first that takes the pod wins. skip, when set, rules nodes out up front.
 func (s *solver) eachInflight(p *podInfo, skip *skipSet, try func(i int) bool) bool {
+	// Nodes opened since the last attempt (and a static NodePool's nodes) join at the end.
+	for i := len(s.karpenter.inflight); i < len(s.nodes); i++ {
+		s.karpenter.inflight = append(s.karpenter.inflight, i)
+	}
 	order := s.karpenter.inflight
 	sort.Slice(order, func(a, b int) bool { return len(s.nodes[order[a]].pods) < len(s.nodes[order[b]].pods) })
 	for _, i := range order {
@@ -242,9 +246,4 @@ func (s *solver) run(pods []*podInfo) []*podInfo {
 		return s.scheduleKarpenter(pods)
 	}
 	return s.schedule(pods)
-}
-
-// karpenterOpened records a node just opened in this plan.
-func (s *solver) karpenterOpened(i int) {
-	s.karpenter.inflight = append(s.karpenter.inflight, i)
 }

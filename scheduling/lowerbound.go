@@ -2,24 +2,30 @@ package scheduling
 
 import (
 	"fmt"
+	"github.com/nodeplan/nodeplan/instancetype"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// lowerBound is a cost no plan for the pods on new nodes can beat: the larger of two fluid
+// lowerBound is a cost no plan for the pods on new nodes can beat: the largest of three
 // relaxations. The first covers the total requests with fractional instances of every type
 // any NodePool offers. The second is taken per class of pods with the same requirements and
 // tolerations: any plan must at least pay for nodes holding that class, on types the class
 // may use, at the prices its requirements allow (so pods pinned to one offering are priced at
-// that offering, not at the catalog's cheapest).
+// that offering, not at the catalog's cheapest). The third counts pods that can share a node
+// with no other pod: each needs a node of its own. In the fluid relaxations a type offers only
+// the room its pods can use (see usableRooms).
 func (s *solver) lowerBound() float64 {
 	demand := make(resources.Vector, s.dims.Len())
 	classes := map[string]*boundClass{}
+	var all []*podInfo
 	for _, n := range s.nodes {
 		for _, p := range n.pods {
+			all = append(all, p)
 			demand.Add(p.requests)
 			key := classKey(p)
 			c := classes[key]
@@ -28,39 +34,361 @@ func (s *solver) lowerBound() float64 {
 				classes[key] = c
 			}
 			c.demand.Add(p.requests)
+			c.pods = append(c.pods, p)
 			for i, r := range p.requests {
 				c.smallest[i] = min(c.smallest[i], r)
 			}
 		}
 	}
+	if len(all) == 0 {
+		return 0
+	}
+	// Capacity reservations are next to free but hold few instances: the relaxations price
+	// types without them and take away from the demand all the reservations can hold.
+	reserved := s.reservedRoom()
+	demand = lessReserved(demand, reserved)
 	var types []*typeOption
 	var prices []float64
 	for _, pool := range s.pools {
 		for _, t := range pool.types {
-			types = append(types, t)
-			prices = append(prices, t.cheapest)
+			if price := paidPrice(t, nil); price >= 0 {
+				types = append(types, t)
+				prices = append(prices, price)
+			}
 		}
 	}
-	fl, ok := solveFluid(types, prices, demand)
-	if !ok {
-		return 0
-	}
-	bound := fl.cost
+	bound := coverBound(types, prices, all, demand, s.dims)
 	for _, c := range classes {
 		if len(classes) == 1 && classKey(c.pod) == "" {
 			break // the plain class is the whole demand, bounded above already
 		}
 		types, prices := s.classTypes(c)
-		if cfl, ok := solveFluid(types, prices, c.demand); ok && cfl.cost > bound {
-			bound = cfl.cost
-		}
+		bound = max(bound, coverBound(types, prices, c.pods, lessReserved(c.demand, reserved), s.dims))
+	}
+	if reserved == nil {
+		bound = max(bound, s.aloneBound(all))
 	}
 	return bound
+}
+
+// reservedRoom is the room all capacity reservations the NodePools may launch into can still
+// hold (instances left × the type's room), or nil when there are none.
+func (s *solver) reservedRoom() resources.Vector {
+	rooms := map[string]resources.Vector{}
+	for _, pool := range s.pools {
+		for _, t := range pool.types {
+			for _, o := range t.offerings {
+				if o.ReservationID == "" || o.ReservationCapacity <= 0 {
+					continue
+				}
+				room := t.room.Clone()
+				for i := range room {
+					room[i] = max(room[i], 0) * int64(o.ReservationCapacity)
+				}
+				if old, ok := rooms[o.ReservationID]; ok {
+					room.Max(old)
+				}
+				rooms[o.ReservationID] = room
+			}
+		}
+	}
+	if len(rooms) == 0 {
+		return nil
+	}
+	total := make(resources.Vector, s.dims.Len())
+	for _, room := range rooms {
+		total.Add(room)
+	}
+	return total
+}
+
+// lessReserved is demand less what reservations can hold, never below zero.
+func lessReserved(demand, reserved resources.Vector) resources.Vector {
+	if reserved == nil {
+		return demand
+	}
+	out := demand.Clone()
+	for i := range out {
+		out[i] = max(out[i]-reserved[i], 0)
+	}
+	return out
+}
+
+// paidPrice is the cheapest offering of t that reqs allow (nil: any) outside capacity
+// reservations, or -1.
+func paidPrice(t *typeOption, reqs requirements.Requirements) float64 {
+	for _, o := range t.offerings {
+		if o.ReservationID == "" && (reqs == nil || instancetype.OfferingAllowed(o, reqs)) {
+			return o.Price
+		}
+	}
+	return -1
+}
+
+// coverBound is the fluid relaxation for pods on these types: fractional nodes whose usable
+// rooms cover the pods' demand, and also, for pods too big for every type below a size
+// threshold, cover that part of the demand with the types above it (such pods can go nowhere
+// else, so any packing meets these rows too). 0 when it has no solution.
+func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand resources.Vector, dims *resources.Dims) float64 {
+	if len(types) == 0 {
+		return 0
+	}
+	shapes := podShapes(pods)
+	rooms := usableRooms(types, shapes, dims)
+	var coefs [][]float64
+	var rhs []float64
+	addRow := func(d int, skip []bool, need float64) {
+		if need <= 0 {
+			return
+		}
+		row := make([]float64, len(types))
+		for j, room := range rooms {
+			if skip == nil || !skip[j] {
+				row[j] = float64(max(room[d], 0))
+			}
+		}
+		coefs = append(coefs, row)
+		rhs = append(rhs, need)
+	}
+	for d, x := range demand {
+		addRow(d, nil, float64(x))
+	}
+	if shapes != nil && len(shapes) <= maxThresholdShapes {
+		weight := map[string]int64{}
+		for _, p := range pods {
+			weight[vectorKey(p.requests)]++
+		}
+		for _, e := range []int{resources.CPU, resources.Memory} {
+			for _, v := range thresholds(shapes, e) {
+				small := make([]bool, len(types)) // types with less than v of e
+				any := false
+				for j, t := range types {
+					if t.room[e] < v {
+						small[j], any = true, true
+					}
+				}
+				if !any {
+					continue
+				}
+				need := make([]float64, dims.Len())
+				for _, sh := range shapes {
+					if fitsAny(sh, types, small) {
+						continue
+					}
+					for d, x := range sh {
+						need[d] += float64(x * weight[vectorKey(sh)])
+					}
+				}
+				for _, d := range []int{resources.CPU, resources.Memory} {
+					addRow(d, small, need[d])
+				}
+			}
+		}
+	}
+	if len(coefs) == 0 {
+		return 0 // nothing left to cover
+	}
+	cols := make([][]float64, len(types))
+	for j := range types {
+		col := make([]float64, len(coefs))
+		for r, row := range coefs {
+			col[r] = row[j] / rhs[r]
+		}
+		cols[j] = col
+	}
+	cost, _, _, ok := coverLP(prices, cols, len(coefs))
+	if !ok {
+		return 0
+	}
+	return cost
+}
+
+// maxThresholdShapes and maxThresholds bound the work of coverBound's threshold rows.
+const (
+	maxThresholdShapes = 128
+	maxThresholds      = 12
+)
+
+// thresholds are up to maxThresholds of the shapes' distinct values in dimension e, spread
+// over their range.
+func thresholds(shapes []resources.Vector, e int) []int64 {
+	seen := map[int64]bool{}
+	var values []int64
+	for _, sh := range shapes {
+		if v := sh[e]; v > 0 && !seen[v] {
+			seen[v] = true
+			values = append(values, v)
+		}
+	}
+	slices.Sort(values)
+	if len(values) <= maxThresholds {
+		return values
+	}
+	out := make([]int64, 0, maxThresholds)
+	for i := range maxThresholds {
+		out = append(out, values[i*len(values)/maxThresholds])
+	}
+	return out
+}
+
+// fitsAny reports whether the shape fits one of the marked types.
+func fitsAny(shape resources.Vector, types []*typeOption, marked []bool) bool {
+	for j, t := range types {
+		if marked[j] && shape.Fits(t.room) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxBoundShapes bounds the distinct pod shapes the tighter parts of the bound look at; past
+// it they are skipped (the bound stays true, only looser).
+const maxBoundShapes = 512
+
+// podShapes lists the distinct request vectors of pods, in first-seen order; nil when there
+// are more than maxBoundShapes of them.
+func podShapes(pods []*podInfo) []resources.Vector {
+	seen := map[string]bool{}
+	var out []resources.Vector
+	for _, p := range pods {
+		k := vectorKey(p.requests)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, p.requests)
+		if len(out) > maxBoundShapes {
+			return nil
+		}
+	}
+	return out
+}
+
+// usableRooms is, per type, the room its pods can use: none when no pod shape fits it, and in
+// each resource no more than another resource's room allows at the highest ratio between the
+// two among the shapes that fit (pods that fit a type with 2 cpu and 74Mi use at most what
+// 74Mi of memory carries of cpu; pod slots cap every resource at slots × the largest request).
+// Any packing uses no more, so the fluid relaxation over these rooms stays a lower bound.
+// Without shapes (too many) the rooms are the types' own.
+func usableRooms(types []*typeOption, shapes []resources.Vector, dims *resources.Dims) []resources.Vector {
+	rooms := make([]resources.Vector, len(types))
+	n := dims.Len()
+	for k, t := range types {
+		if shapes == nil {
+			rooms[k] = t.room
+			continue
+		}
+		// ratio[i*n+j] is the highest r_i / r_j among the fitting shapes (+Inf when some has
+		// r_j = 0 < r_i).
+		var ratio []float64
+		for _, sh := range shapes {
+			if !sh.Fits(t.room) {
+				continue
+			}
+			if ratio == nil {
+				ratio = make([]float64, n*n)
+			}
+			for i := 0; i < n; i++ {
+				if sh[i] <= 0 {
+					continue
+				}
+				for j := 0; j < n; j++ {
+					if i == j {
+						continue
+					}
+					r := math.Inf(1)
+					if sh[j] > 0 {
+						r = float64(sh[i]) / float64(sh[j])
+					}
+					ratio[i*n+j] = max(ratio[i*n+j], r)
+				}
+			}
+		}
+		if ratio == nil {
+			rooms[k] = make(resources.Vector, n) // no pod fits: the type holds nothing
+			continue
+		}
+		room := make(resources.Vector, n)
+		for i := 0; i < n; i++ {
+			usable := float64(max(t.room[i], 0))
+			for j := 0; j < n; j++ {
+				if j != i && !math.IsInf(ratio[i*n+j], 1) {
+					usable = min(usable, float64(max(t.room[j], 0))*ratio[i*n+j])
+				}
+			}
+			room[i] = int64(math.Ceil(usable))
+		}
+		rooms[k] = room
+	}
+	return rooms
+}
+
+// aloneBound is what the pods that can share no node cost: a pod that fits no type together
+// with any other pod needs a node of its own, at least the cheapest it fits on.
+func (s *solver) aloneBound(pods []*podInfo) float64 {
+	shapes := podShapes(pods)
+	if shapes == nil || len(shapes) > 128 {
+		return 0
+	}
+	count := map[string]int{}
+	for _, p := range pods {
+		count[vectorKey(p.requests)]++
+	}
+	var types []*typeOption
+	for _, pool := range s.pools {
+		types = append(types, pool.types...)
+	}
+	pair := make(resources.Vector, s.dims.Len())
+	shares := func(a, b resources.Vector) bool {
+		for i := range pair {
+			pair[i] = a[i] + b[i]
+		}
+		for _, t := range types {
+			if pair.Fits(t.room) {
+				return true
+			}
+		}
+		return false
+	}
+	total := 0.0
+	for _, p := range pods {
+		alone := true
+		for _, q := range shapes {
+			if vectorKey(q) == vectorKey(p.requests) && count[vectorKey(q)] < 2 {
+				continue // p itself
+			}
+			if shares(p.requests, q) {
+				alone = false
+				break
+			}
+		}
+		if !alone {
+			continue
+		}
+		cheapest := math.Inf(1)
+		for _, pool := range s.pools {
+			if _, bad := (&podInfo{pod: p.pod, tolerateSoft: true}).untoleratedTaint(pool.np.Taints); bad {
+				continue
+			}
+			for _, t := range pool.types {
+				if p.requests.Fits(t.room) {
+					if price := hostPrice(pool, t, p.effective()); price >= 0 {
+						cheapest = min(cheapest, price)
+					}
+				}
+			}
+		}
+		if !math.IsInf(cheapest, 1) {
+			total += cheapest
+		}
+	}
+	return total
 }
 
 // boundClass is pods with the same requirements and tolerations, for the lower bound.
 type boundClass struct {
 	pod    *podInfo // a representative
+	pods   []*podInfo
 	demand resources.Vector
 	// smallest is the element-wise minimum of the pods' requests: a type without room for it
 	// can take none of them.
@@ -115,7 +443,7 @@ func hostPrice(pool *poolState, t *typeOption, alts []requirements.Requirements)
 		if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
 			continue
 		}
-		if price := cheapestPrice(t, alt); price >= 0 && (best < 0 || price < best) {
+		if price := paidPrice(t, alt); price >= 0 && (best < 0 || price < best) {
 			best = price
 		}
 	}
@@ -135,6 +463,16 @@ type fluid struct {
 
 // solveFluid solves min Σ price_t x_t subject to Σ_t room_t x_t ≥ demand, x ≥ 0.
 func solveFluid(types []*typeOption, prices []float64, demand resources.Vector) (fluid, bool) {
+	rooms := make([]resources.Vector, len(types))
+	for i, t := range types {
+		rooms[i] = t.room
+	}
+	return solveFluidRooms(rooms, prices, demand)
+}
+
+// solveFluidRooms is solveFluid over given rooms.
+func solveFluidRooms(rooms []resources.Vector, prices []float64, demand resources.Vector) (fluid, bool) {
+	types := rooms
 	var rows []int
 	for i, d := range demand {
 		if d > 0 {
@@ -148,7 +486,7 @@ func solveFluid(types []*typeOption, prices []float64, demand resources.Vector) 
 	for j, t := range types {
 		col := make([]float64, len(rows))
 		for r, i := range rows {
-			col[r] = float64(max(t.room[i], 0)) / float64(demand[i])
+			col[r] = float64(max(t[i], 0)) / float64(demand[i])
 		}
 		cols[j] = col
 	}

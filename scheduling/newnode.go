@@ -12,8 +12,11 @@ import (
 // newNode is a node opened in this plan. Its requirements narrow and its instance-type
 // options shrink as pods join; every option always fits every pod on it.
 type newNode struct {
-	name    string
-	pool    *poolState
+	name string
+	pool *poolState
+	// static marks a node a static NodePool keeps whatever the pods: planned even when empty,
+	// never repacked away.
+	static  bool
 	reqs    requirements.Requirements
 	options []*typeOption
 	// maxRoom is the element-wise maximum room over options: a quick necessary test.
@@ -300,6 +303,9 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 
 // openNewNode tries to start a node of pool for pod p.
 func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNode, rejection) {
+	if r := pool.np.Replicas; r != nil {
+		return nil, reject(explain, ConstraintLimits, stageLimits, "nodepool %s is static (replicas %d): it keeps its node count and launches none for pods", pool.np.Name, *r)
+	}
 	if !pool.fitsLimits(make(resources.Vector, s.dims.Len())) {
 		if !explain {
 			return nil, rejection{constraint: ConstraintLimits, stage: stageLimits}
@@ -468,4 +474,49 @@ func (s *solver) settleLimits() bool {
 		}
 	}
 	return settled
+}
+
+// openStaticNodes plans the nodes static NodePools lack: replicas less their existing nodes,
+// within limits.nodes. They are opened empty, before any pod is placed, so pods fill them
+// first; each launches the cheapest offering its pods leave it.
+func (s *solver) openStaticNodes() {
+	for _, pool := range s.pools {
+		if pool.np.Replicas == nil {
+			continue
+		}
+		have := int64(0)
+		for _, n := range s.existing {
+			if n.nodePool == pool.np.Name {
+				have++
+			}
+		}
+		for missing := *pool.np.Replicas - have; missing > 0 && len(pool.types) > 0; missing-- {
+			if pool.limited != nil && pool.limited[s.dims.Len()] && pool.remaining[s.dims.Len()] < 1 {
+				break
+			}
+			name := s.nextNodeName(pool)
+			reqs := pool.reqs.Copy()
+			reqs.Add(requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, name))
+			n := &newNode{
+				name:     name,
+				pool:     pool,
+				static:   true,
+				reqs:     reqs,
+				options:  pool.types,
+				maxRoom:  maxRoom(pool.types, s.dims),
+				used:     make(resources.Vector, s.dims.Len()),
+				reserved: make(resources.Vector, s.dims.Len()+1),
+				ports:    append([]hostPort(nil), pool.daemonPorts...),
+				attach:   volume.NewAttachCounter(),
+
+				priceOrderCache: s.priceOrderCache,
+			}
+			s.claimNodeName(pool, name)
+			pool.reserveNode()
+			n.index = len(s.nodes)
+			n.orderByPrice(true)
+			s.newFree.add(n.free(s.nodeCost))
+			s.nodes = append(s.nodes, n)
+		}
+	}
 }

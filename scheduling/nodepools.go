@@ -242,7 +242,7 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	if poolReqs.Conflict(reqs) != "" {
 		return nil
 	}
-	offerings := it.CompatibleOfferings(poolReqs)
+	offerings := withoutUnaskedReservations(it.CompatibleOfferings(poolReqs), poolReqs)
 	if len(offerings) == 0 {
 		return nil
 	}
@@ -541,4 +541,21 @@ func (p *poolState) releaseNode() {
 	if p.remaining != nil {
 		p.remaining[len(p.remaining)-1]++
 	}
+}
+
+// withoutUnaskedReservations drops reserved offerings unless the NodePool names the reserved
+// capacity type in its requirements: Karpenter launches into capacity reservations only for
+// NodePools that ask for them.
+func withoutUnaskedReservations(offerings []instancetype.Offering, poolReqs requirements.Requirements) []instancetype.Offering {
+	r, ok := poolReqs[requirements.LabelCapacityType]
+	if ok && !r.IsComplement() && r.Has(instancetype.CapacityTypeReserved) {
+		return offerings
+	}
+	out := offerings[:0:0]
+	for _, o := range offerings {
+		if o.CapacityType != instancetype.CapacityTypeReserved {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -25,11 +25,20 @@ type choice struct {
 // cheapestChoice picks the cheapest available offering any option allows under reqs; ties go
 // to the zone, capacity type and type name that sort first.
 func cheapestChoice(options []*typeOption, reqs requirements.Requirements) (choice, bool) {
+	return cheapestChoiceWithin(options, reqs, nil)
+}
+
+// cheapestChoiceWithin is cheapestChoice skipping offerings of capacity reservations with no
+// instance left in reservationsLeft (nil: no such limit).
+func cheapestChoiceWithin(options []*typeOption, reqs requirements.Requirements, reservationsLeft map[string]int) (choice, bool) {
 	var best choice
 	found := false
 	for _, t := range options {
 		for _, o := range t.offerings {
 			if !instancetype.OfferingAllowed(o, reqs) {
+				continue
+			}
+			if o.ReservationID != "" && reservationsLeft != nil && reservationsLeft[o.ReservationID] <= 0 {
 				continue
 			}
 			if !found || o.Price < best.offering.Price || (o.Price == best.offering.Price && choiceTieLess(t, o, best)) {
@@ -80,11 +89,12 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out := Plan{NodeClaims: []NodeClaim{}, ExistingNodes: []ExistingPlacement{}, Unschedulable: []Unschedulable{}}
 	placed := 0
 	var claimPods [][]placedPod
+	reservationsLeft := s.reservationCapacity()
 	for _, n := range s.nodes {
-		if len(n.pods) == 0 {
+		if len(n.pods) == 0 && !n.static {
 			continue
 		}
-		nc, ok := s.nodeClaim(n)
+		nc, ok := s.nodeClaim(n, reservationsLeft)
 		if !ok {
 			continue
 		}
@@ -115,6 +125,28 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out.Summary.CostByWorkload = costByWorkload(out.NodeClaims, func(i int) []placedPod { return claimPods[i] })
 	out.TopologyDomains = s.launchableDomains()
 	return out
+}
+
+// Labels Karpenter's AWS provider sets on nodes launched into a capacity reservation.
+const (
+	LabelCapacityReservationID   = "karpenter.k8s.aws/capacity-reservation-id"
+	LabelCapacityReservationType = "karpenter.k8s.aws/capacity-reservation-type"
+)
+
+// reservationCapacity is how many more instances each capacity reservation the NodePools may
+// launch into takes, in plan order; nodes take them up as they are priced.
+func (s *solver) reservationCapacity() map[string]int {
+	left := map[string]int{}
+	for _, pool := range s.pools {
+		for _, t := range pool.types {
+			for _, o := range t.offerings {
+				if o.ReservationID != "" {
+					left[o.ReservationID] = max(left[o.ReservationID], o.ReservationCapacity)
+				}
+			}
+		}
+	}
+	return left
 }
 
 // placements says where each input pod went: plan must be s.plan's result.
@@ -170,10 +202,13 @@ func roundPrice(p float64) float64 {
 
 // nodeClaim describes a new node: the cheapest offering its options allow, every label the node
 // will carry, and its capacity.
-func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
-	c, found := cheapestChoice(n.options, n.reqs)
+func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int) (NodeClaim, bool) {
+	c, found := cheapestChoiceWithin(n.options, n.reqs, reservationsLeft)
 	if !found {
 		return NodeClaim{}, false
+	}
+	if id := c.offering.ReservationID; id != "" {
+		reservationsLeft[id]--
 	}
 	it := c.option.it
 	labels := map[string]string{}
@@ -203,6 +238,13 @@ func (s *solver) nodeClaim(n *newNode) (NodeClaim, bool) {
 	labels[requirements.LabelInstanceType] = it.Name
 	labels[requirements.LabelTopologyZone] = c.offering.Zone
 	labels[requirements.LabelCapacityType] = c.offering.CapacityType
+	if id := c.offering.ReservationID; id != "" {
+		// Karpenter's AWS provider labels nodes launched into a capacity reservation.
+		labels[LabelCapacityReservationID] = id
+		if c.offering.ReservationType != "" {
+			labels[LabelCapacityReservationType] = c.offering.ReservationType
+		}
+	}
 	if region := regionOf(labels, c.offering.Zone); region != "" {
 		labels[requirements.LabelTopologyRegion] = region
 	}

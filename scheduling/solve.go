@@ -62,6 +62,7 @@ func solve(in Input, prep *prepared) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	s.openStaticNodes()
 	failed := s.run(pods)
 	for len(failed) > 0 && s.settleLimits() {
 		// Pods refused for limits may fit now that planned nodes hold only their chosen type.
@@ -352,9 +353,6 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if !r.failed() {
 			s.newFree.add(n.free(s.nodeCost))
 			s.nodes = append(s.nodes, n)
-			if s.karpenter != nil {
-				s.karpenterOpened(n.index)
-			}
 			if traced {
 				p.note("opened a new node of nodepool %s: %d instance-type option(s), from $%.4f/h", pool.np.Name, len(n.options), n.price)
 			}

@@ -674,7 +674,7 @@ func TestSolveOfferings(t *testing.T) {
 			nc := nodeClaim(t, p, "default-1")
 			require.Equal(t, 0.04, nc.Price)
 			require.Equal(t, []string{"c2", "c4", "c8"}, nc.InstanceTypeOptions)
-			require.Equal(t, scheduling.Summary{Pods: 1, Placed: 1, NewNodes: 1, HourlyCost: 0.04, LowerBound: 0.02, NodeFixedCost: 0.002192,
+			require.Equal(t, scheduling.Summary{Pods: 1, Placed: 1, NewNodes: 1, HourlyCost: 0.04, LowerBound: 0.04, NodeFixedCost: 0.002192,
 				CostByWorkload: []scheduling.WorkloadCost{{Namespace: "default", Kind: "Pod", Name: "app", Pods: 1, HourlyCost: 0.04}}}, p.Summary)
 		},
 	}, {
@@ -867,8 +867,9 @@ func TestSolveLowerBound(t *testing.T) {
 		return tb.Pod(name).Toleration("dedicated", "", corev1.TaintEffectNoSchedule)
 	}
 	run(t, []scenario{{
-		// The bound covers the 6 cpu with s1 at 0.01 per cpu: the small pods of a class may
-		// use types too small for its largest pod.
+		// The small pods of a class may use types too small for its largest pod (s1 at 0.01
+		// per cpu), but the large one fits only c4: its 3 cpu are covered by c4 (0.75 × 0.08),
+		// the other 3 cpu by s1 (0.03).
 		name:  "a class of pods with a large one is bounded by the types its small ones fit",
 		pods:  pods(tolerant("big").CPU("3"), tolerant("small").CPU("100m").Replicas(30)),
 		pools: pools(tb.NodePool("default", s1, c4()).Obj()),
@@ -879,7 +880,7 @@ func TestSolveLowerBound(t *testing.T) {
 		},
 		check: func(t *testing.T, p scheduling.Plan) {
 			require.Equal(t, 0.1, p.Summary.HourlyCost)
-			require.Equal(t, 0.06, p.Summary.LowerBound)
+			require.Equal(t, 0.09, p.Summary.LowerBound)
 		},
 	}})
 }

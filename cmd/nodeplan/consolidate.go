@@ -61,10 +61,5 @@ func runConsolidate(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	case "html":
 		return outputError(stderr, fs, app.WriteDecisionsHTML(stdout, res))
 	}
-	data, err := app.Encode(app.NewDecisionsDocument(res.Decisions), in.output)
-	if err != nil {
-		return inputError(stderr, fs, err)
-	}
-	_, err = stdout.Write(data)
-	return outputError(stderr, fs, err)
+	return outputError(stderr, fs, app.Write(stdout, app.NewDecisionsDocument(res.Decisions), in.output))
 }

@@ -139,12 +139,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "html":
 		return outputError(stderr, fs, app.WritePlanHTML(stdout, res))
 	}
-	data, err := app.Encode(app.NewPlanDocument(res.Plan), in.output)
-	if err != nil {
-		return inputError(stderr, fs, err)
-	}
-	_, err = stdout.Write(data)
-	return outputError(stderr, fs, err)
+	return outputError(stderr, fs, app.Write(stdout, app.NewPlanDocument(res.Plan), in.output))
 }
 
 // warn prints the loader's warnings, one a line.

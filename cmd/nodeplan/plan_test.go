@@ -95,6 +95,10 @@ func TestPlanExitCodes(t *testing.T) {
 		{"consolidate: bad manifest", []string{"consolidate", "-f", "testdata/bad-workload.yaml", "--now", "2026-01-12T10:00:00Z"}, exitInput,
 			[]string{"nodeplan consolidate: ", "requests.cpu"}},
 		{"consolidate: no -f", []string{"consolidate"}, exitUsage, []string{"no input"}},
+		{"contradicting NodePool requirements", []string{"plan", "-f", "../../manifest/testdata/bad/nodepool-contradiction.yaml"}, exitInput,
+			[]string{"nodepool-contradiction.yaml: document 1 (NodePool general): spec.template.spec.requirements: the requirements on \"kubernetes.io/arch\""}},
+		{"consolidate: a PDB of neither int nor percentage", []string{"consolidate", "-f", "../../manifest/testdata/bad/pdb-max-unavailable.yaml", "--now", "2026-01-12T10:00:00Z"}, exitInput,
+			[]string{"pdb-max-unavailable.yaml: document 1 (PodDisruptionBudget shop/web): spec.maxUnavailable: \"one\" is neither an integer nor a percentage"}},
 		{"consolidate: an unknown price is a warning", []string{"consolidate", "-f", "app/testdata/consolidate/unknown-type.yaml", "--now", "2026-01-12T10:00:00Z"}, exitOK,
 			[]string{"warning: node ip-10-0-0-9: its price is unknown: instance type m99.mega is not among the NodePools' instance types"}},
 	}
@@ -148,7 +152,7 @@ func TestPlanTable(t *testing.T) {
 	require.Equal(t, "NEW NODES", lines[0])
 	require.Equal(t, []string{"NAME", "NODEPOOL", "TYPE", "ZONE", "CAPACITY", "$/H", "PODS", "CPU%", "MEM%"}, fields(lines[1]))
 	require.Equal(t, []string{"default-1", "default", "c6g.large", "us-west-2b", "on-demand", "$0.0680", "3", "78%", "99%"}, fields(lines[2]))
-	require.Equal(t, "3 of 3 pending pods placed (3 on 1 new node); new nodes $0.0680/h (lower bound $0.0519/h).", lines[4])
+	require.Equal(t, "3 of 3 pending pods placed (3 on 1 new node); new nodes $0.0680/h (lower bound $0.0570/h).", lines[4])
 }
 
 // CPU% and MEM% count the DaemonSet pods that would run on the node.

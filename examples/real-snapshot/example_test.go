@@ -68,3 +68,33 @@ func TestOverlayPrice(t *testing.T) {
 	}
 	require.InDelta(t, 3*c7iLargeOnDemand*0.75, p.Summary.HourlyCost, 1e-5)
 }
+
+// Step 2: a capacity reservation for one c7i.large in us-west-2a, and a static NodePool keeping
+// two ingress nodes. The reservation's instance is used first, at next to nothing; the static
+// NodePool's two nodes are planned and hold the ingress replicas, and it launches no more.
+func TestStaticAndReserved(t *testing.T) {
+	res, err := app.Plan(app.Config{Paths: []string{".steps/2-static-and-reserved"}}, scheduling.Options{})
+	require.NoError(t, err)
+	p := res.Plan
+	require.Empty(t, p.Unschedulable)
+	var reserved, ingress int
+	for _, nc := range p.NodeClaims {
+		switch {
+		case nc.NodePool == "ingress":
+			ingress++
+			require.Equal(t, "m7i.large", nc.InstanceType)
+			require.Len(t, nc.Pods, 1, "one ingress replica per node (hostname spread)")
+		case nc.CapacityType == "reserved":
+			reserved++
+			require.Equal(t, "us-west-2a", nc.Zone)
+			require.Equal(t, "c7i.large", nc.InstanceType)
+			require.Equal(t, "cr-0b2c4d6e8f0a1b3c5", nc.Labels["karpenter.k8s.aws/capacity-reservation-id"])
+			require.Less(t, nc.Price, 1e-6)
+		default:
+			require.Equal(t, "on-demand", nc.CapacityType, nc.Name)
+		}
+	}
+	require.Equal(t, 2, ingress, "the static NodePool keeps its two nodes")
+	require.Equal(t, 1, reserved, "the reservation takes one more instance")
+	require.Greater(t, p.Summary.LowerBound, 0.0, "reservations are few: the bound still counts paid nodes")
+}

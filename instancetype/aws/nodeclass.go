@@ -51,7 +51,26 @@ type NodeClass struct {
 	BlockDeviceMappings []BlockDeviceMapping
 	// InstanceStorePolicy is InstanceStorePolicyRAID0 or "".
 	InstanceStorePolicy string
+	// CapacityReservations are the reservations of status.capacityReservations: each adds a
+	// reserved offering to its instance type in its zone.
+	CapacityReservations []CapacityReservation
 }
+
+// CapacityReservation is one entry of an EC2NodeClass's status.capacityReservations.
+type CapacityReservation struct {
+	ID, InstanceType, Zone string
+	// Type is "default" or "capacity-block".
+	Type string
+	// Expiring reservations (state expiring) take no new instances.
+	Expiring bool
+	// Available is how many more instances it takes (EC2's AvailableInstanceCount), -1 when
+	// the snapshot does not say.
+	Available int
+}
+
+// ReservedPriceDivisor is what Karpenter's AWS provider divides a type's on-demand price by
+// to price a reserved offering: next to free, yet ordered like the types for consolidation.
+const ReservedPriceDivisor = 10_000_000
 
 // Kubelet holds the kubelet settings that change a node's allocatable resources.
 type Kubelet struct {
@@ -165,8 +184,40 @@ func (nc *NodeClass) InstanceTypes(types []*instancetype.InstanceType) []*instan
 			}
 		}
 		c := nc.configure(it)
-		c.Offerings = offerings
+		c.Offerings = append(offerings[:len(offerings):len(offerings)], nc.reservedOfferings(it)...)
 		out = append(out, c)
+	}
+	return out
+}
+
+// reservedOfferings are the offerings the class's capacity reservations add to a type: in the
+// reservation's zone, priced at the type's on-demand price / ReservedPriceDivisor, available
+// while the reservation takes instances and is not expiring.
+func (nc *NodeClass) reservedOfferings(it *instancetype.InstanceType) []instancetype.Offering {
+	var out []instancetype.Offering
+	for _, r := range nc.CapacityReservations {
+		if r.InstanceType != it.Name {
+			continue
+		}
+		onDemand := 0.0
+		offered := false
+		for _, o := range it.Offerings {
+			if o.CapacityType == "on-demand" && (onDemand == 0 || o.Price > onDemand) {
+				onDemand = o.Price
+			}
+			if o.Zone == r.Zone {
+				offered = true
+			}
+		}
+		out = append(out, instancetype.Offering{
+			Zone:                r.Zone,
+			CapacityType:        instancetype.CapacityTypeReserved,
+			Price:               onDemand / ReservedPriceDivisor,
+			Available:           offered && r.Available > 0 && !r.Expiring,
+			ReservationID:       r.ID,
+			ReservationCapacity: max(r.Available, 0),
+			ReservationType:     r.Type,
+		})
 	}
 	return out
 }

@@ -12,6 +12,7 @@
 package app
 
 import (
+	"cmp"
 	"io"
 
 	"github.com/nodeplan/nodeplan/instancetype"
@@ -33,13 +34,19 @@ type Config struct {
 // load reads the manifests, then the catalog of the region they imply. The bundle is returned
 // with a later error too, so that its warnings can still be shown.
 func (c Config) load() (*manifest.Bundle, *instancetype.Catalog, error) {
-	b, err := manifest.Load(c.Paths, c.Stdin)
-	if err != nil {
-		return nil, nil, err
-	}
 	name := c.Catalog
 	if name == "" {
 		name = "aws"
+	}
+	if name == "aws" {
+		// Parse the embedded catalog of the likely region while the manifests are read (it is
+		// parsed once per process; another region is parsed when the input names one).
+		region := cmp.Or(c.Region, DefaultRegion)
+		go awsCatalog(region) // an error comes again from LoadCatalog below
+	}
+	b, err := manifest.Load(c.Paths, c.Stdin)
+	if err != nil {
+		return nil, nil, err
 	}
 	region := c.Region
 	if region == "" && (name == "aws" || name == "synthetic") {

@@ -152,12 +152,12 @@ status:
   startTime: "2026-01-01T10:00:30Z"
 `
 
-func TestClusterInput(t *testing.T) {
+func TestDisruptionInput(t *testing.T) {
 	b := parse(t, cluster)
 	cat, err := LoadCatalog("aws", "us-west-2")
 	require.NoError(t, err)
 	now := time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)
-	in := ClusterInput(b, cat, now)
+	in, _ := b.DisruptionInput(now, cat.InstanceTypes)
 	require.Equal(t, now, in.Now)
 	require.Len(t, in.NodePools, 1)
 	require.Equal(t, cat.InstanceTypes, in.NodePools[0].InstanceTypes)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -40,19 +41,33 @@ func NewDecisionsDocument(d disruption.Decisions) DecisionsDocument {
 	return DecisionsDocument{APIVersion: APIVersion, Kind: "Decisions", Decisions: d}
 }
 
-// Encode writes doc as indented JSON or as YAML with the same field names and order.
+// Encode returns doc as indented JSON or as YAML with the same field names and order.
 func Encode(doc any, format string) ([]byte, error) {
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	if err := Write(&buf, doc, format); err != nil {
 		return nil, err
 	}
+	return buf.Bytes(), nil
+}
+
+// Write writes doc as indented JSON (see WriteJSON) or as YAML with the same field names and
+// order.
+func Write(w io.Writer, doc any, format string) error {
 	switch format {
 	case "json":
-		return append(data, '\n'), nil
+		return WriteJSON(w, doc)
 	case "yaml":
-		return JSONToYAML(data)
+		data, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		if data, err = JSONToYAML(data); err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
 	}
-	return nil, fmt.Errorf("unknown output format %q", format)
+	return fmt.Errorf("unknown output format %q", format)
 }
 
 // JSONToYAML converts a JSON document to block-style YAML, keeping the order of its fields

@@ -264,7 +264,7 @@ status:
   allocatable: {cpu: 1930m, memory: 6.7Gi, pods: "29"}`)
 	cat, err := LoadCatalog("aws", "us-west-2")
 	require.NoError(t, err)
-	in := ClusterInput(b, cat, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	in, _ := b.DisruptionInput(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), cat.InstanceTypes)
 	require.Len(t, in.Nodes, 1)
 	require.InDelta(t, 0.07056, in.Nodes[0].Price, 1e-6)
 }

@@ -1,0 +1,63 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// An EC2NodeClass's capacity reservation gives its instance type a reserved offering in the
+// reservation's zone: a NodePool that asks for reserved capacity fills the instances the
+// reservation still takes, at next to nothing, before paying on-demand prices.
+func TestCapacityReservation(t *testing.T) {
+	pool := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [reserved, on-demand]}`
+	class := ec2NodeClass() + `
+  capacityReservations:
+  - {id: cr-0a1b2c3d4e5f, instanceType: m5.large, availabilityZone: us-west-2b, instanceMatchCriteria: targeted,
+     ownerID: "123456789012", reservationType: default, state: active, availableInstanceCount: 2}`
+	web := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 1200m, memory: 1Gi}}}]`
+	res := planYAML(t, pool, class, web)
+	require.Empty(t, res.Plan.Unschedulable)
+	var reserved, onDemand int
+	for _, nc := range res.Plan.NodeClaims {
+		switch nc.CapacityType {
+		case "reserved":
+			reserved++
+			require.Equal(t, "us-west-2b", nc.Zone)
+			require.Equal(t, "cr-0a1b2c3d4e5f", nc.Labels["karpenter.k8s.aws/capacity-reservation-id"])
+			require.Less(t, nc.Price, 0.0001, "a reservation is paid for already")
+		case "on-demand":
+			onDemand++
+		}
+	}
+	require.Equal(t, 2, reserved, "the reservation takes two more instances")
+	require.Equal(t, 1, onDemand)
+
+	// Without availableInstanceCount the snapshot does not say what is free: nothing is planned
+	// on the reservation, and a warning says so.
+	res = planYAML(t, pool, ec2NodeClass()+`
+  capacityReservations:
+  - {id: cr-0a1b2c3d4e5f, instanceType: m5.large, availabilityZone: us-west-2b, instanceMatchCriteria: targeted, ownerID: "123456789012"}`, web)
+	for _, nc := range res.Plan.NodeClaims {
+		require.NotEqual(t, "reserved", nc.CapacityType)
+	}
+	require.Contains(t, res.Bundle.Warnings[len(res.Bundle.Warnings)-1], "availableInstanceCount")
+}

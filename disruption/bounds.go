@@ -1,0 +1,319 @@
+package disruption
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// A bound rules a candidate out without a simulation only when no simulation could
+// consolidate it. It relaxes the problem, never tightens it: it counts requests alone (the
+// scheduler also counts limits that stand for requests, and checks every other
+// constraint), looks at cpu, memory and pods only, ignores pending pods and DaemonSet
+// overhead, and prices new capacity at the cheapest available offering a NodePool's
+// requirements allow. So its room is at least the scheduler's, and its price at most any
+// replacement's.
+
+// vec is cpu (milli), memory (bytes) and pod count: the dimensions bounds look at.
+type vec [3]int64
+
+func (v vec) fits(in vec) bool { return v[0] <= in[0] && v[1] <= in[1] && v[2] <= in[2] }
+func (v vec) add(o vec) vec    { return vec{v[0] + o[0], v[1] + o[1], v[2] + o[2]} }
+func (v vec) sub(o vec) vec    { return vec{v[0] - o[0], v[1] - o[1], v[2] - o[2]} }
+
+func vecOf(l corev1.ResourceList) vec {
+	return vec{l.Cpu().MilliValue(), l.Memory().Value(), l.Pods().Value()}
+}
+
+// podVec is what a pod needs at least: its requests, never below zero, and one pod.
+func podVec(p *corev1.Pod) vec {
+	v := requests(p)
+	return vec{max(v[0], 0), max(v[1], 0), 1}
+}
+
+// usedVec is what a running pod takes from its node by its requests, as they are.
+func usedVec(p *corev1.Pod) vec {
+	v := requests(p)
+	v[2] = 1
+	return v
+}
+
+// requests is the pod's cpu and memory requests as kube-scheduler counts them: summed over
+// its containers when it has nothing else (no init containers, overhead or pod-level
+// resources), else from resourcehelper.PodRequests.
+func requests(p *corev1.Pod) vec {
+	spec := &p.Spec
+	if len(spec.InitContainers) > 0 || spec.Overhead != nil || spec.Resources != nil {
+		return vecOf(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
+	}
+	var v vec
+	for i := range spec.Containers {
+		r := spec.Containers[i].Resources.Requests
+		if q, ok := r[corev1.ResourceCPU]; ok {
+			v[0] += q.MilliValue()
+		}
+		if q, ok := r[corev1.ResourceMemory]; ok {
+			v[1] += q.Value()
+		}
+	}
+	return v
+}
+
+// roomIndex holds the room left on every node that may take pods (not cordoned, not leaving;
+// nodes still starting too, though a move onto one fails, so that the simulation says so),
+// and its Pareto frontier: a pod fits on some node only if it fits on a node
+// of the frontier.
+type roomIndex struct {
+	all      []roomNode // by cpu room, most first
+	frontier []roomNode
+}
+
+type roomNode struct {
+	n    *nodeState
+	room vec
+}
+
+// newRoomIndex indexes the room of the nodes that may take pods. It reads the nodes' rooms as
+// the input gives them, so it serves consolidation, which runs before any command is
+// committed.
+func newRoomIndex(nodes []*nodeState) *roomIndex {
+	ix := &roomIndex{}
+	for _, n := range nodes {
+		n.needs = make([]vec, len(n.movable))
+		for i, p := range n.movable {
+			n.needs[i] = podVec(p)
+		}
+		alloc := n.in.Node.Status.Allocatable
+		if len(alloc) == 0 {
+			alloc = n.in.Node.Status.Capacity
+		}
+		n.room = vecOf(alloc)
+		for _, p := range n.pods {
+			n.room = n.room.sub(usedVec(p))
+		}
+		if !n.removed && !n.in.Node.Spec.Unschedulable {
+			ix.all = append(ix.all, roomNode{n: n, room: n.room})
+		}
+	}
+	sort.SliceStable(ix.all, func(i, j int) bool {
+		a, b := ix.all[i].room, ix.all[j].room
+		for k := range a {
+			if a[k] != b[k] {
+				return a[k] > b[k]
+			}
+		}
+		return ix.all[i].n.name < ix.all[j].n.name
+	})
+	ix.frontier = paretoFrontier(ix.all)
+	return ix
+}
+
+// without returns the index of the nodes that stay when leaving go.
+func (ix *roomIndex) without(leaving []*nodeState) *roomIndex {
+	if len(leaving) == 0 {
+		return ix
+	}
+	gone := make(map[*nodeState]bool, len(leaving))
+	for _, n := range leaving {
+		gone[n] = true
+	}
+	out := &roomIndex{all: make([]roomNode, 0, len(ix.all))}
+	for _, r := range ix.all {
+		if !gone[r.n] {
+			out.all = append(out.all, r)
+		}
+	}
+	out.frontier = paretoFrontier(out.all)
+	return out
+}
+
+// paretoFrontier returns the rooms no other room holds, from rooms sorted most first.
+func paretoFrontier(all []roomNode) []roomNode {
+	var frontier []roomNode
+	for _, r := range all {
+		dominated := false
+		for _, f := range frontier {
+			if r.room.fits(f.room) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			frontier = append(frontier, r)
+		}
+	}
+	return frontier
+}
+
+// fitsElsewhere reports whether v fits in the room of some node other than except.
+func (ix *roomIndex) fitsElsewhere(v vec, except *nodeState) bool {
+	onlyExcept := false
+	for _, f := range ix.frontier {
+		if v.fits(f.room) {
+			if f.n != except {
+				return true
+			}
+			onlyExcept = true
+		}
+	}
+	if !onlyExcept {
+		return false
+	}
+	for _, r := range ix.all {
+		if r.room[0] < v[0] {
+			break
+		}
+		if r.n != except && v.fits(r.room) {
+			return true
+		}
+	}
+	return false
+}
+
+// offerIndex lists, cheapest first, the room of every instance type some NodePool may launch
+// and the cheapest available offering its requirements allow, and the lowest prices per
+// milli-cpu and per byte of memory among them.
+type offerIndex struct {
+	types           []typePrice
+	perCPU, perByte float64
+}
+
+type typePrice struct {
+	room  vec
+	price float64
+}
+
+func newOfferIndex(pools []*scheduling.NodePool, poolReqs map[string]requirements.Requirements) *offerIndex {
+	ix := &offerIndex{perCPU: math.Inf(1), perByte: math.Inf(1)}
+	for _, np := range pools {
+		reqs := poolReqs[np.Name]
+		for _, it := range np.InstanceTypes {
+			if it == nil || !allows(reqs, it.Labels, requirements.LabelInstanceType, it.Name) {
+				continue
+			}
+			price := math.Inf(1)
+			for _, o := range it.Offerings {
+				if o.Available && allows(reqs, nil, requirements.LabelTopologyZone, o.Zone) && allows(reqs, nil, requirements.LabelCapacityType, o.CapacityType) {
+					price = math.Min(price, o.Price)
+				}
+			}
+			if math.IsInf(price, 1) {
+				continue
+			}
+			room := vecOf(it.Allocatable())
+			ix.types = append(ix.types, typePrice{room: room, price: price})
+			if room[0] > 0 {
+				ix.perCPU = math.Min(ix.perCPU, price/float64(room[0]))
+			}
+			if room[1] > 0 {
+				ix.perByte = math.Min(ix.perByte, price/float64(room[1]))
+			}
+		}
+	}
+	sort.SliceStable(ix.types, func(i, j int) bool { return ix.types[i].price < ix.types[j].price })
+	return ix
+}
+
+// allows reports whether reqs allow key=value and every label of the type they name; keys a
+// type does not define are not held against it.
+func allows(reqs requirements.Requirements, labels map[string]string, key, value string) bool {
+	if r, ok := reqs.Get(key); ok && !r.Has(value) {
+		return false
+	}
+	for k, v := range labels {
+		if r, ok := reqs.Get(requirements.NormalizeKey(k)); ok && !r.Has(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// cheapestHolding is the price of the cheapest type with room for need; +Inf when none has.
+func (ix *offerIndex) cheapestHolding(need vec) float64 {
+	for _, t := range ix.types {
+		if need.fits(t.room) {
+			return t.price
+		}
+	}
+	return math.Inf(1)
+}
+
+// need is what pods that fit on no staying node ask of new nodes: in total, and the largest
+// pod's requests.
+type need struct{ total, largest vec }
+
+func (n need) add(o need) need {
+	return need{total: n.total.add(o.total), largest: vec{max(n.largest[0], o.largest[0]), max(n.largest[1], o.largest[1]), max(n.largest[2], o.largest[2])}}
+}
+
+// homeless sums the movable pods of n that fit on no node of rooms but except.
+func homeless(n *nodeState, rooms *roomIndex, except *nodeState) need {
+	var out need
+	for _, v := range n.needs {
+		if !rooms.fitsElsewhere(v, except) {
+			out = out.add(need{total: v, largest: v})
+		}
+	}
+	return out
+}
+
+// lower is a lower bound on what new nodes with room for n cost: the cheapest node holding
+// all of it when one node must, else the most of the cheapest price per cpu and per memory
+// times the total, and the cheapest node holding the largest pod. +Inf when no type can.
+func (ix *offerIndex) lower(n need, oneNode bool) float64 {
+	if n.total == (vec{}) {
+		return 0
+	}
+	if oneNode {
+		return ix.cheapestHolding(n.total)
+	}
+	bound := ix.cheapestHolding(n.largest)
+	if n.total[0] > 0 {
+		bound = math.Max(bound, float64(n.total[0])*ix.perCPU)
+	}
+	if n.total[1] > 0 {
+		bound = math.Max(bound, float64(n.total[1])*ix.perByte)
+	}
+	if math.IsNaN(bound) {
+		return math.Inf(1)
+	}
+	return bound
+}
+
+// setBound says why removing set cannot be a consolidation that costs less than limit in new
+// nodes ("" when a simulation is needed). extra is what other leaving nodes' pods already need
+// of new nodes; oneNode is set when a single node is removed, whose pods that fit on no other
+// node must then all go to one new node (a node is replaced by one node at most).
+func (d *decider) setBound(set []*nodeState, rooms *roomIndex, extra need, oneNode bool, limit float64) string {
+	n := extra
+	for _, c := range set {
+		n = n.add(homeless(c, rooms, c))
+	}
+	if n.total == (vec{}) {
+		return ""
+	}
+	lower := d.offers.lower(n, oneNode)
+	switch {
+	case math.IsInf(lower, 1):
+		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and no instance type of the NodePools has room for it", describeVec(n.total))
+	case lower >= limit-priceEpsilon:
+		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and new capacity for it costs at least $%.4f/h, not less than $%.4f/h", describeVec(n.total), lower, limit)
+	}
+	return ""
+}
+
+// singleNodeBound says why no single-node consolidation of c can succeed, or "" when a
+// simulation is needed.
+func (d *decider) singleNodeBound(c *nodeState, rooms *roomIndex) string {
+	return d.setBound([]*nodeState{c}, rooms, need{}, true, c.price)
+}
+
+func describeVec(v vec) string {
+	return fmt.Sprintf("%dm cpu, %dMi memory, %d pod(s)", v[0], v[1]>>20, v[2])
+}

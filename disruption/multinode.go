@@ -1,0 +1,208 @@
+package disruption
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// multiNode removes several nodes in one command. It looks at the candidates the budgets and
+// PodDisruptionBudgets allow together and keeps the best valid set it finds: first
+// Karpenter's search over prefixes of the ranked list (all of it, up to
+// MaxMultiNodeCandidates, then a binary search over shorter prefixes); then, beyond Karpenter,
+// it grows the best set (or an empty one) by each other candidate in rank order whose
+// addition saves more, which finds sets that are not prefixes.
+func (d *decider) multiNode() error {
+	list, skipped := d.multiNodeList()
+	if len(list) < 2 {
+		return nil
+	}
+	tried := map[string]bool{}
+	var best *outcome
+	// try simulates a set; it reports whether the set is a valid consolidation.
+	try := func(set []*nodeState) bool {
+		key := namesKey(set)
+		if tried[key] || !canBeat(set, best) {
+			return false
+		}
+		tried[key] = true
+		if d.setBound(set, d.roomIndex().without(set), need{}, len(set) == 1, priceOf(set)) != "" {
+			return false
+		}
+		o, why := d.consolidate(d.sim.cluster, set)
+		if why != "" {
+			return false
+		}
+		if better(o, best) {
+			best = o
+		}
+		return true
+	}
+	hi := min(len(list), MaxMultiNodeCandidates)
+	if !try(list[:hi]) {
+		lo := 2
+		hi--
+		for lo <= hi {
+			mid := (lo + hi) / 2
+			if try(list[:mid]) {
+				lo = mid + 1
+			} else {
+				hi = mid - 1
+			}
+		}
+	}
+	if err := d.grow(list, &best); err != nil {
+		return err
+	}
+	if best == nil || len(best.cands) < 2 {
+		return nil
+	}
+	sort.SliceStable(best.cands, func(i, j int) bool { return rankLess(best.cands[i], best.cands[j]) })
+	d.trimOptions(best)
+	d.commands = append(d.commands, d.command(MethodMultiNodeConsolidation, scheduling.ReasonUnderutilized, best))
+	if err := d.commit(best); err != nil {
+		return err
+	}
+	for _, c := range list {
+		if !c.acted {
+			c.block("multi-node consolidation removed other nodes in this decision (%s)", namesKey(best.cands))
+		}
+	}
+	for n, why := range skipped {
+		n.block("%s", why)
+	}
+	return nil
+}
+
+// grow adds to the best set, one at a time in rank order, each other candidate among the
+// first MaxMultiNodeCandidates whose addition is a valid consolidation saving more. The additions are simulated in parallel
+// until the first that succeeds, which then becomes the set the next ones are added to.
+func (d *decider) grow(list []*nodeState, best **outcome) error {
+	var set []*nodeState
+	if *best != nil {
+		if len(list) <= len((*best).cands) || len((*best).cands) >= MaxMultiNodeCandidates {
+			return nil
+		}
+		set = (*best).cands
+	}
+	rest := make([]*nodeState, 0, len(list))
+	for _, c := range list[:min(len(list), MaxMultiNodeCandidates)] {
+		if !containsNode(set, c) {
+			rest = append(rest, c)
+		}
+	}
+	for len(rest) > 0 && len(set) < MaxMultiNodeCandidates {
+		current := *best
+		// A sound bound skips additions that cannot save more than the current set: the pods
+		// of the set and of the added node that fit on no staying node need new nodes.
+		rooms := d.roomIndex().without(set)
+		var extra need
+		for _, c := range set {
+			extra = extra.add(homeless(c, rooms, nil))
+		}
+		floor := 0.0
+		if current != nil {
+			floor = savings(current)
+		}
+		results, _, first, err := firstSuccess(d.sim, len(rest), func(cluster *scheduling.Cluster, i int) (*outcome, bool) {
+			grown := append(append(make([]*nodeState, 0, len(set)+1), set...), rest[i])
+			price := priceOf(grown)
+			if d.setBound(grown[len(set):], rooms, extra, len(grown) == 1, math.Min(price, price-floor+3*priceEpsilon)) != "" {
+				return nil, false
+			}
+			o, why := d.consolidate(cluster, grown)
+			return o, why == "" && better(o, current)
+		})
+		if err != nil {
+			return err
+		}
+		if first < 0 {
+			return nil
+		}
+		*best = results[first]
+		set = (*best).cands
+		rest = rest[first+1:]
+	}
+	return nil
+}
+
+// better reports whether a is a better consolidation than b: more savings, then more nodes
+// removed, then the names that sort first.
+func better(a, b *outcome) bool {
+	if b == nil {
+		return true
+	}
+	sa, sb := savings(a), savings(b)
+	if math.Abs(sa-sb) > priceEpsilon {
+		return sa > sb
+	}
+	if len(a.cands) != len(b.cands) {
+		return len(a.cands) > len(b.cands)
+	}
+	return namesKey(a.cands) < namesKey(b.cands)
+}
+
+func priceOf(set []*nodeState) float64 {
+	price := 0.0
+	for _, c := range set {
+		price += c.price
+	}
+	return price
+}
+
+// canBeat reports whether removing set could save more than best: savings never exceed what
+// the removed nodes cost.
+func canBeat(set []*nodeState, best *outcome) bool {
+	if best == nil {
+		return true
+	}
+	price := 0.0
+	for _, c := range set {
+		price += c.price
+	}
+	return price > savings(best)+priceEpsilon || (math.Abs(price-savings(best)) <= priceEpsilon && len(set) > len(best.cands))
+}
+
+func containsNode(list []*nodeState, n *nodeState) bool {
+	for _, x := range list {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// multiNodeList returns the consolidation candidates that fit the budgets and
+// PodDisruptionBudgets together, in rank order, and why the others were left out.
+func (d *decider) multiNodeList() ([]*nodeState, map[*nodeState]string) {
+	var list []*nodeState
+	skipped := map[*nodeState]string{}
+	taken := map[string]int{}
+	used := map[*pdbLimit]int{}
+	for _, c := range d.consolidationCandidates() {
+		b := d.budgets[c.poolName]
+		if b.remaining(scheduling.ReasonUnderutilized)-taken[c.poolName] <= 0 {
+			skipped[c] = b.blockedReason(scheduling.ReasonUnderutilized)
+			continue
+		}
+		ok := true
+		for _, u := range c.pdbUse {
+			if u.limit.remaining-used[u.limit] < 1 {
+				skipped[c] = fmt.Sprintf("%s, and other candidates of this command already use it", u.limit.describe())
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		taken[c.poolName]++
+		for _, u := range c.pdbUse {
+			used[u.limit] += u.pods
+		}
+		list = append(list, c)
+	}
+	return list, skipped
+}

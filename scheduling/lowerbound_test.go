@@ -1,0 +1,121 @@
+package scheduling_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/internal/resources"
+	tb "github.com/nodeplan/nodeplan/internal/testbuild"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// TestLowerBoundIsTrue compares the lower bound with the exact optimum, found by trying every
+// partition of the pods into nodes, on hundreds of small random inputs: the bound never
+// exceeds the optimum, and the plan never beats it.
+func TestLowerBoundIsTrue(t *testing.T) {
+	cpus := []string{"100m", "250m", "500m", "1", "1500m", "3"}
+	mems := []string{"64Mi", "256Mi", "1Gi", "3Gi", "6Gi"}
+	tight, compared, ratios := 0, 0, 0.0
+	for seed := int64(1); seed <= 400; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		var types []*instancetype.InstanceType
+		for i := range 2 + r.Intn(4) {
+			cpu, mem := []string{"1", "2", "4", "8"}[r.Intn(4)], []string{"512Mi", "2Gi", "4Gi", "8Gi", "16Gi"}[r.Intn(5)]
+			types = append(types, tb.Type(fmt.Sprintf("t%d", i), cpu, mem, int64(2+r.Intn(8))).Offer("zone-a", "on-demand", 0.01+float64(r.Intn(100))/100).Obj())
+		}
+		var pods []*corev1.Pod
+		for i := range 1 + r.Intn(7) {
+			pods = append(pods, tb.Pod(fmt.Sprintf("p%d", i)).CPU(cpus[r.Intn(len(cpus))]).Memory(mems[r.Intn(len(mems))]).Obj())
+		}
+		plan, err := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: pools(tb.NodePool("default", types...).Obj()), Options: scheduling.Options{NodeCost: -1}})
+		require.NoError(t, err)
+		opt := exactOptimum(types, pods, plan)
+		if math.IsInf(opt, 1) {
+			continue // some pod fits no type
+		}
+		require.LessOrEqual(t, plan.Summary.LowerBound, opt+1e-6, "seed %d: the bound exceeds the optimum", seed)
+		require.GreaterOrEqual(t, plan.Summary.HourlyCost, opt-1e-6, "seed %d: the plan beats the exact optimum", seed)
+		if opt > 0 {
+			compared++
+			ratios += plan.Summary.LowerBound / opt
+			if plan.Summary.LowerBound >= 0.8*opt {
+				tight++
+			}
+		}
+	}
+	t.Logf("%d inputs: the bound is on average %.0f%% of the optimum, within 80%% of it on %d", compared, 100*ratios/float64(compared), tight)
+}
+
+// exactOptimum is the cheapest way to put the placed pods on nodes: every partition of them,
+// each block on the cheapest type it fits (requests and pod slots within allocatable).
+func exactOptimum(types []*instancetype.InstanceType, pods []*corev1.Pod, plan scheduling.Plan) float64 {
+	placed := map[string]bool{}
+	for _, nc := range plan.NodeClaims {
+		for _, k := range nc.Pods {
+			placed[k] = true
+		}
+	}
+	var lists []corev1.ResourceList
+	var reqs []corev1.ResourceList
+	for _, p := range pods {
+		if placed["default/"+p.Name] {
+			l := p.Spec.Containers[0].Resources.Requests.DeepCopy()
+			reqs = append(reqs, l)
+			lists = append(lists, l)
+		}
+	}
+	for _, it := range types {
+		lists = append(lists, it.Allocatable())
+	}
+	dims := resources.NewDims(lists...)
+	vecs := make([]resources.Vector, len(reqs))
+	for i, l := range reqs {
+		vecs[i] = dims.Vector(l)
+		vecs[i][resources.Pods] = 1000
+	}
+	blockCost := func(block []int) float64 {
+		sum := make(resources.Vector, dims.Len())
+		for _, i := range block {
+			sum.Add(vecs[i])
+		}
+		best := math.Inf(1)
+		for _, it := range types {
+			if sum.Fits(dims.Vector(it.Allocatable())) && it.Offerings[0].Price < best {
+				best = it.Offerings[0].Price
+			}
+		}
+		return best
+	}
+	best := math.Inf(1)
+	var blocks [][]int
+	var walk func(i int, cost float64)
+	walk = func(i int, cost float64) {
+		if cost >= best {
+			return
+		}
+		if i == len(vecs) {
+			best = cost
+			return
+		}
+		for b := range blocks {
+			old := blockCost(blocks[b])
+			blocks[b] = append(blocks[b], i)
+			walk(i+1, cost-old+blockCost(blocks[b]))
+			blocks[b] = blocks[b][:len(blocks[b])-1]
+		}
+		blocks = append(blocks, []int{i})
+		walk(i+1, cost+blockCost([]int{i}))
+		blocks = blocks[:len(blocks)-1]
+	}
+	if len(vecs) == 0 {
+		return 0
+	}
+	walk(0, 0)
+	return best
+}
