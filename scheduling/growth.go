@@ -40,7 +40,7 @@ func copyCost(price float64, room, v resources.Vector) float64 {
 // keeps the cost per copy of contents v, the fixed per-node cost included, within growthSlack
 // of the current type's.
 func (n *newNode) growsWell(room resources.Vector, price float64, v resources.Vector, fixed float64) bool {
-	if len(n.byPrice) == 0 || price <= n.price {
+	if n.unbounded || len(n.byPrice) == 0 || price <= n.price {
 		return true
 	}
 	return copyCost(price+fixed, room, v) <= growthSlack*copyCost(n.price+fixed, n.byPrice[0].room, v)

@@ -67,6 +67,8 @@ const DefaultMaxInstanceTypeOptions = 600
 
 // Options tune Solve; the zero value means the defaults.
 type Options struct {
+	// Strategy is StrategyCheapest (the default, "") or StrategyKarpenter (see strategy.go).
+	Strategy               Strategy
 	PreferencePolicy       PreferencePolicy
 	MinValuesPolicy        MinValuesPolicy
 	MaxInstanceTypeOptions int

@@ -40,6 +40,9 @@ type newNode struct {
 	// priceOrderCache is the solver's, shared: nodes opened alike have the same order.
 	priceOrderCache map[string]priceOrder
 	ownsPriceOrder  bool
+	// unbounded lifts the growth rule (growth.go): under StrategyKarpenter a node may grow
+	// into any option that fits.
+	unbounded bool
 }
 
 // candidate is a node state a pod would produce on joining a node: narrowed requirements and
@@ -230,7 +233,7 @@ func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, re
 			last = r
 			continue
 		}
-		if c := (candidate{reqs: reqs, options: options, notes: notes, alt: alt}); best.options == nil || cheaperCandidate(c, best) {
+		if c := (candidate{reqs: reqs, options: options, notes: notes, alt: alt}); best.options == nil || (s.karpenter == nil && cheaperCandidate(c, best)) {
 			best = c
 		}
 	}
@@ -336,6 +339,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 		attach:   volume.NewAttachCounter(),
 
 		priceOrderCache: s.priceOrderCache,
+		unbounded:       s.karpenter != nil,
 	}
 	if len(pool.types) == 0 {
 		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "no instance type satisfies the nodepool's requirements")
@@ -366,7 +370,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 			last = worse(last, r)
 			continue
 		}
-		if c := (candidate{reqs: reqs, options: options, notes: notes, alt: alt}); best.options == nil || cheaperCandidate(c, best) {
+		if c := (candidate{reqs: reqs, options: options, notes: notes, alt: alt}); best.options == nil || (s.karpenter == nil && cheaperCandidate(c, best)) {
 			best = c
 		}
 	}

@@ -40,6 +40,8 @@ type solver struct {
 	softTaints bool
 	// nodeCost is each new node's cost beyond its instance price.
 	nodeCost float64
+	// karpenter is set under StrategyKarpenter (see karpenter.go).
+	karpenter *karpenterState
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -61,10 +63,10 @@ func solve(in Input, prep *prepared) (Plan, error) {
 		return Plan{}, err
 	}
 	s.openStaticNodes()
-	failed := s.schedule(pods)
+	failed := s.run(pods)
 	for len(failed) > 0 && s.settleLimits() {
 		// Pods refused for limits may fit now that planned nodes hold only their chosen type.
-		failed = s.schedule(failed)
+		failed = s.run(failed)
 	}
 	for _, p := range failed {
 		unschedulable = append(unschedulable, s.explainFailure(p))
@@ -109,6 +111,9 @@ func (s *solver) traces(pods []*podInfo) []PodTrace {
 
 func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, error) {
 	opts := in.Options
+	if err := resolveStrategy(&opts); err != nil {
+		return nil, nil, nil, err
+	}
 	if opts.PreferencePolicy == "" {
 		opts.PreferencePolicy = PreferencesRespect
 	}
@@ -181,6 +186,9 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	pods, bad := s.setupTopology(in, pods)
 	unschedulable = append(unschedulable, bad...)
 	sortPods(pods)
+	if opts.Strategy == StrategyKarpenter {
+		s.startKarpenter(pods)
+	}
 	return s, pods, unschedulable, nil
 }
 
@@ -322,7 +330,11 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	if skip == nil {
 		skip = s.portSkip(p)
 	}
-	if skip != nil {
+	if s.karpenter != nil {
+		if s.eachInflight(p, skip, try) {
+			return ok
+		}
+	} else if skip != nil {
 		for i := skip.find(0); i < len(s.nodes); i = skip.find(i + 1) {
 			if p.requests.Fits(s.newFree.free[i]) && try(i) {
 				return ok

@@ -78,12 +78,13 @@ func (f *inputFlags) config(stdin io.Reader) app.Config {
 }
 
 func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml|html] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD]", planDescription, stderr)
+	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml|html] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD] [--strategy cheapest|karpenter]", planDescription, stderr)
 	in := addInputFlags(fs)
-	var explain, preferences, minValues string
+	var explain, preferences, minValues, strategy string
 	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default), or of a workload's first pending pod (deployment/web, shop/statefulset/db)")
 	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "`policy` for preferred scheduling terms: Respect (relax them one at a time when a pod cannot be placed otherwise) or Ignore")
 	fs.StringVar(&minValues, "min-values", string(scheduling.MinValuesStrict), "`policy` for NodePool minValues: Strict (refuse nodes with fewer distinct values) or BestEffort (keep them, with a note)")
+	fs.StringVar(&strategy, "strategy", string(scheduling.StrategyCheapest), "what to plan: cheapest (the cheapest valid nodes, repacked) or karpenter (what Karpenter itself would launch: its order, first-fit, no repacking)")
 	nodeCost := fs.Float64("node-cost", scheduling.DefaultNodeCost, "what each new node costs in `USD` per hour beyond its instance price (root volume, public IPv4); the default is a 20 GiB gp3 volume; 0 for none")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -94,7 +95,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *nodeCost < 0 || math.IsNaN(*nodeCost) || math.IsInf(*nodeCost, 0) {
 		return badFlag(stderr, fs, "invalid --node-cost %v: use a price in USD per hour, 0 or more", *nodeCost)
 	}
-	opts := scheduling.Options{PreferencePolicy: scheduling.PreferencePolicy(preferences), MinValuesPolicy: scheduling.MinValuesPolicy(minValues), NodeCost: *nodeCost}
+	opts := scheduling.Options{PreferencePolicy: scheduling.PreferencePolicy(preferences), MinValuesPolicy: scheduling.MinValuesPolicy(minValues), NodeCost: *nodeCost, Strategy: scheduling.Strategy(strategy)}
 	if *nodeCost == 0 {
 		opts.NodeCost = -1 // none
 	}
@@ -107,6 +108,11 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case scheduling.MinValuesStrict, scheduling.MinValuesBestEffort:
 	default:
 		return badFlag(stderr, fs, "invalid --min-values %q: use Strict or BestEffort", minValues)
+	}
+	switch opts.Strategy {
+	case scheduling.StrategyCheapest, scheduling.StrategyKarpenter:
+	default:
+		return badFlag(stderr, fs, "invalid --strategy %q: use cheapest or karpenter", strategy)
 	}
 	if explain != "" {
 		res, text, err := app.ExplainPlan(in.config(stdin), opts, explain)

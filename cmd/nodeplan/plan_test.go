@@ -86,6 +86,7 @@ func TestPlanExitCodes(t *testing.T) {
 		{"bad -o", []string{"plan", "-f", smallCluster, "-o", "wide"}, exitUsage, []string{`invalid -o "wide": use table, json, yaml or html`}},
 		{"bad --preferences", []string{"plan", "-f", smallCluster, "--preferences", "Maybe"}, exitUsage, []string{`invalid --preferences "Maybe"`, "Respect or Ignore"}},
 		{"bad --min-values", []string{"plan", "-f", smallCluster, "--min-values", "strict"}, exitUsage, []string{`invalid --min-values "strict"`}},
+		{"bad --strategy", []string{"plan", "-f", smallCluster, "--strategy", "fast"}, exitUsage, []string{`invalid --strategy "fast"`, "cheapest or karpenter"}},
 		{"unknown flag", []string{"plan", "-f", smallCluster, "--nope"}, exitUsage, []string{"flag provided but not defined: -nope"}},
 		{"stray argument", []string{"plan", smallCluster}, exitUsage, []string{`unexpected argument "testdata/small": did you mean -f testdata/small?`}},
 		{"explain an unknown pod", []string{"plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "web-9"}, exitInput,
@@ -313,4 +314,17 @@ func TestPlanExplainWorkload(t *testing.T) {
 	code, stdout, stderr = nodeplan("plan", "-f", smallCluster, "--catalog", smallCatalog, "--explain", "data/pod/db-0")
 	require.Equal(t, exitOK, code, stderr)
 	require.Equal(t, "Pod data/db-0 is already running on node lab-node-1; plan only places pending pods.\n", stdout)
+}
+
+// --strategy karpenter predicts Karpenter's launch: first-fit fills the node it opened for the
+// first pod, on the cheapest type that holds all ten; the cheapest strategy spreads them on
+// ten small nodes, which cost less.
+func TestPlanStrategy(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := nodeplan("plan", "-f", "testdata/inflate.yaml", "--strategy", "karpenter")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "10 of 10 pending pods placed (10 on 1 new node)")
+	code, stdout, stderr = nodeplan("plan", "-f", "testdata/inflate.yaml")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "10 of 10 pending pods placed (10 on 10 new nodes)")
 }
