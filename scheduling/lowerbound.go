@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/topology"
 	"math"
 	"slices"
 	"strings"
@@ -57,13 +58,13 @@ func (s *solver) lowerBound() float64 {
 			}
 		}
 	}
-	bound := coverBound(types, prices, all, demand, s.dims)
+	bound := coverBound(types, prices, all, demand, s.dims, s.exclusiveSets(all)...)
 	for _, c := range classes {
 		if len(classes) == 1 && classKey(c.pod) == "" {
 			break // the plain class is the whole demand, bounded above already
 		}
 		types, prices := s.classTypes(c)
-		bound = max(bound, coverBound(types, prices, c.pods, lessReserved(c.demand, reserved), s.dims))
+		bound = max(bound, coverBound(types, prices, c.pods, lessReserved(c.demand, reserved), s.dims, s.exclusiveSets(c.pods)...))
 	}
 	if reserved == nil {
 		bound = max(bound, s.aloneBound(all))
@@ -129,7 +130,7 @@ func paidPrice(t *typeOption, reqs requirements.Requirements) float64 {
 // rooms cover the pods' demand, and also, for pods too big for every type below a size
 // threshold, cover that part of the demand with the types above it (such pods can go nowhere
 // else, so any packing meets these rows too). 0 when it has no solution.
-func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand resources.Vector, dims *resources.Dims) float64 {
+func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand resources.Vector, dims *resources.Dims, exclusive ...exclusiveSet) float64 {
 	if len(types) == 0 {
 		return 0
 	}
@@ -152,6 +153,45 @@ func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand r
 	}
 	for d, x := range demand {
 		addRow(d, nil, float64(x))
+	}
+	// Pods that may not share a node need one node each, of a type that fits them: as many
+	// nodes as the set has pods, and, for the pods too big for every type below a size,
+	// as many nodes of the types above it.
+	addCount := func(set exclusiveSet, skip []bool, need int) {
+		if need <= 0 {
+			return
+		}
+		row := make([]float64, len(types))
+		for j, t := range types {
+			if (skip == nil || !skip[j]) && set.smallest.Fits(t.room) {
+				row[j] = 1
+			}
+		}
+		coefs = append(coefs, row)
+		rhs = append(rhs, float64(need))
+	}
+	for _, set := range exclusive {
+		addCount(set, nil, len(set.requests))
+		if len(set.requests) > maxThresholdShapes*4 {
+			continue
+		}
+		for _, e := range []int{resources.CPU, resources.Memory} {
+			for _, v := range thresholds(set.requests, e) {
+				small := make([]bool, len(types))
+				for j, t := range types {
+					small[j] = t.room[e] < v
+				}
+				need := 0
+				for _, r := range set.requests {
+					if !fitsAny(r, types, small) {
+						need++
+					}
+				}
+				if need < len(set.requests) {
+					addCount(set, small, need)
+				}
+			}
+		}
 	}
 	if shapes != nil && len(shapes) <= maxThresholdShapes {
 		weight := map[string]int64{}
@@ -201,6 +241,47 @@ func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand r
 		return 0
 	}
 	return cost
+}
+
+// exclusiveSet is pods no two of which may share a node (each declares a required hostname
+// anti-affinity that selects the others): count of them, and the element-wise minimum of
+// their requests, which a type must hold to host any of them.
+type exclusiveSet struct {
+	requests []resources.Vector
+	smallest resources.Vector
+}
+
+// exclusiveSets finds, per required hostname anti-affinity rule, the pods that declare it and
+// match it themselves, when there are at least two.
+func (s *solver) exclusiveSets(pods []*podInfo) []exclusiveSet {
+	if s.topology == nil {
+		return nil
+	}
+	sets := map[*topology.Group]*exclusiveSet{}
+	for _, p := range pods {
+		for _, t := range p.terms {
+			g := t.Group
+			if !t.Required || g.Kind != topology.AntiAffinity || g.Key != requirements.LabelHostname || !containsGroup(p.matched, g) {
+				continue
+			}
+			set := sets[g]
+			if set == nil {
+				set = &exclusiveSet{smallest: p.requests.Clone()}
+				sets[g] = set
+			}
+			set.requests = append(set.requests, p.requests)
+			for i, r := range p.requests {
+				set.smallest[i] = min(set.smallest[i], r)
+			}
+		}
+	}
+	var out []exclusiveSet
+	for _, g := range s.topology.tracker.Groups() {
+		if set := sets[g]; set != nil && len(set.requests) > 1 {
+			out = append(out, *set)
+		}
+	}
+	return out
 }
 
 // maxThresholdShapes and maxThresholds bound the work of coverBound's threshold rows.

@@ -119,3 +119,21 @@ func exactOptimum(types []*instancetype.InstanceType, pods []*corev1.Pod, plan s
 	walk(0, 0)
 	return best
 }
+
+// Pods that may not share a node need a node each: the bound counts those nodes, at the
+// cheapest type that holds each, though the fluid room of one large type would hold them all.
+func TestLowerBoundCountsExclusivePods(t *testing.T) {
+	small := tb.Type("small", "1", "2Gi", 8).Offer("zone-a", "on-demand", 0.05).Obj()
+	medium := tb.Type("medium", "2", "4Gi", 8).Offer("zone-a", "on-demand", 0.08).Obj()
+	large := tb.Type("large", "16", "64Gi", 100).Offer("zone-a", "on-demand", 0.40).Obj()
+	exclusive := func(name, cpu string) *corev1.Pod {
+		return tb.Pod(name).Label("app", "db").CPU(cpu).AntiAffinity(hostKey, map[string]string{"app": "db"}).Obj()
+	}
+	pods := []*corev1.Pod{exclusive("db-0", "500m"), exclusive("db-1", "500m"), exclusive("db-2", "1500m"), exclusive("db-3", "1500m")}
+	plan, err := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: pools(tb.NodePool("default", small, medium, large).Obj()), Options: scheduling.Options{NodeCost: -1}})
+	require.NoError(t, err)
+	require.Equal(t, 4, plan.Summary.NewNodes)
+	// Two nodes of at least small, and two of at least medium (1500m fits no small node).
+	require.InDelta(t, 2*0.05+2*0.08, plan.Summary.LowerBound, 1e-6)
+	require.InDelta(t, plan.Summary.HourlyCost, plan.Summary.LowerBound, 1e-6, "here the bound is the optimum")
+}
