@@ -324,23 +324,8 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 		}
 		return nil, reject(true, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken by a daemon", hp.port, hp.protocol)
 	}
-	name := s.nextNodeName(pool)
-	base := pool.reqs.Copy()
-	base.Add(requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, name))
-	n := &newNode{
-		name:     name,
-		pool:     pool,
-		reqs:     base,
-		options:  pool.types,
-		maxRoom:  maxRoom(pool.types, s.dims),
-		used:     make(resources.Vector, s.dims.Len()),
-		reserved: make(resources.Vector, s.dims.Len()+1),
-		ports:    append([]hostPort(nil), pool.daemonPorts...),
-		attach:   volume.NewAttachCounter(),
-
-		priceOrderCache: s.priceOrderCache,
-		unbounded:       s.karpenter != nil,
-	}
+	n := s.emptyNode(pool)
+	name, base := n.name, n.reqs
 	if len(pool.types) == 0 {
 		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "no instance type satisfies the nodepool's requirements")
 	}
@@ -476,6 +461,28 @@ func (s *solver) settleLimits() bool {
 	return settled
 }
 
+// emptyNode is a node of pool with no pod yet, under the next free name: every type the
+// NodePool allows is still an option.
+func (s *solver) emptyNode(pool *poolState) *newNode {
+	name := s.nextNodeName(pool)
+	reqs := pool.reqs.Copy()
+	reqs.Add(requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, name))
+	return &newNode{
+		name:     name,
+		pool:     pool,
+		reqs:     reqs,
+		options:  pool.types,
+		maxRoom:  maxRoom(pool.types, s.dims),
+		used:     make(resources.Vector, s.dims.Len()),
+		reserved: make(resources.Vector, s.dims.Len()+1),
+		ports:    append([]hostPort(nil), pool.daemonPorts...),
+		attach:   volume.NewAttachCounter(),
+
+		priceOrderCache: s.priceOrderCache,
+		unbounded:       s.karpenter != nil,
+	}
+}
+
 // openStaticNodes plans the nodes static NodePools lack: replicas less their existing nodes,
 // within limits.nodes. They are opened empty, before any pod is placed, so pods fill them
 // first; each launches the cheapest offering its pods leave it.
@@ -494,24 +501,9 @@ func (s *solver) openStaticNodes() {
 			if pool.limited != nil && pool.limited[s.dims.Len()] && pool.remaining[s.dims.Len()] < 1 {
 				break
 			}
-			name := s.nextNodeName(pool)
-			reqs := pool.reqs.Copy()
-			reqs.Add(requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, name))
-			n := &newNode{
-				name:     name,
-				pool:     pool,
-				static:   true,
-				reqs:     reqs,
-				options:  pool.types,
-				maxRoom:  maxRoom(pool.types, s.dims),
-				used:     make(resources.Vector, s.dims.Len()),
-				reserved: make(resources.Vector, s.dims.Len()+1),
-				ports:    append([]hostPort(nil), pool.daemonPorts...),
-				attach:   volume.NewAttachCounter(),
-
-				priceOrderCache: s.priceOrderCache,
-			}
-			s.claimNodeName(pool, name)
+			n := s.emptyNode(pool)
+			n.static = true
+			s.claimNodeName(pool, n.name)
 			pool.reserveNode()
 			n.index = len(s.nodes)
 			n.orderByPrice(true)
