@@ -215,12 +215,16 @@ func TestDecisionsJSON(t *testing.T) {
 	assert.ElementsMatch(t, []string{"method", "reason", "action", "candidates", "replacements", "evictions", "moves", "savings"}, keys(cmd))
 	assert.Equal(t, map[string]any{"node": "big", "nodePool": "default", "instanceType": "large", "zone": zoneA, "capacityType": "on-demand", "price": 0.4}, cmd["candidates"].([]any)[0])
 	assert.Equal(t, []any{map[string]any{"pod": "default/web-0", "to": "default-1"}}, cmd["moves"])
-	assert.Equal(t, map[string]any{"nodes": 1.0, "nodesAfter": 1.0, "hourlyCostBefore": 0.4, "hourlyCostAfter": 0.1}, doc["summary"])
+	web := func(cost float64) []any {
+		return []any{map[string]any{"namespace": "default", "kind": "Pod", "name": "web-0", "pods": 1.0, "hourlyCost": cost}}
+	}
+	assert.Equal(t, map[string]any{"nodes": 1.0, "nodesAfter": 1.0, "hourlyCostBefore": 0.4, "hourlyCostAfter": 0.1,
+		"costByWorkloadBefore": web(0.4), "costByWorkloadAfter": web(0.1)}, doc["summary"], "web-0 pays for its node before and for its replacement after")
 	assert.Equal(t, []any{map[string]any{"node": "unmanaged", "reason": "the node is not managed by a NodePool (no karpenter.sh/nodepool label or NodeClaim)"}}, doc["blocked"])
 
 	empty, err := json.Marshal(decide(t, disruption.Input{NodePools: []*scheduling.NodePool{pool("default").Obj()}}))
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"commands":[],"blocked":[],"summary":{"nodes":0,"nodesAfter":0,"hourlyCostBefore":0,"hourlyCostAfter":0}}`, string(empty))
+	assert.JSONEq(t, `{"commands":[],"blocked":[],"summary":{"nodes":0,"nodesAfter":0,"hourlyCostBefore":0,"hourlyCostAfter":0,"costByWorkloadBefore":[],"costByWorkloadAfter":[]}}`, string(empty))
 }
 
 func keys(m map[string]any) []string {

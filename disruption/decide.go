@@ -332,7 +332,68 @@ func (d *decider) decisions() Decisions {
 	}
 	out.Summary.HourlyCostBefore = roundPrice(before)
 	out.Summary.HourlyCostAfter = roundPrice(after)
+	out.Summary.CostByWorkloadBefore, out.Summary.CostByWorkloadAfter = d.costByWorkload()
 	return out
+}
+
+// costByWorkload splits the NodePool-managed nodes' costs among workloads before the commands
+// and after them: nodes acted on are gone, their evicted pods run where the moves put them,
+// on nodes that stay or on replacements.
+func (d *decider) costByWorkload() (before, after []scheduling.WorkloadCost) {
+	podByKey := map[string]*corev1.Pod{}
+	moved := map[string]bool{}
+	onNode := map[string][]*corev1.Pod{}
+	for _, c := range d.commands {
+		for _, m := range c.Moves {
+			moved[m.Pod] = true
+		}
+	}
+	var beforeNodes []scheduling.NodeCost
+	for _, n := range d.nodes {
+		for _, p := range n.pods {
+			podByKey[podKey(p)] = p
+		}
+		if n.poolName == "" {
+			continue
+		}
+		alloc := n.in.Node.Status.Allocatable
+		if len(alloc) == 0 {
+			alloc = n.in.Node.Status.Capacity
+		}
+		beforeNodes = append(beforeNodes, scheduling.NodeCost{Price: n.price, Allocatable: alloc, Pods: n.pods})
+		if n.acted {
+			continue
+		}
+		for _, p := range n.pods {
+			if !moved[podKey(p)] {
+				onNode[n.name] = append(onNode[n.name], p)
+			}
+		}
+	}
+	for _, c := range d.commands {
+		for _, m := range c.Moves {
+			if p := podByKey[m.Pod]; p != nil {
+				onNode[m.To] = append(onNode[m.To], p)
+			}
+		}
+	}
+	var afterNodes []scheduling.NodeCost
+	for _, n := range d.nodes {
+		if n.poolName == "" || n.acted {
+			continue
+		}
+		alloc := n.in.Node.Status.Allocatable
+		if len(alloc) == 0 {
+			alloc = n.in.Node.Status.Capacity
+		}
+		afterNodes = append(afterNodes, scheduling.NodeCost{Price: n.price, Allocatable: alloc, Pods: onNode[n.name]})
+	}
+	for _, c := range d.commands {
+		for _, r := range c.Replacements {
+			afterNodes = append(afterNodes, scheduling.NodeCost{Price: r.Price, Allocatable: r.Allocatable, Pods: onNode[r.Name]})
+		}
+	}
+	return scheduling.CostByWorkload(beforeNodes), scheduling.CostByWorkload(afterNodes)
 }
 
 // whyNot says why a node is not acted on: what a method found when it considered the node,

@@ -461,7 +461,15 @@ func TestDriftDoesNotMovePodsOntoNodesItAlsoReplaces(t *testing.T) {
 	assert.Equal(t, []string{"default-1", "default-2", "default-3"},
 		[]string{d.Commands[0].Replacements[0].Name, d.Commands[1].Replacements[0].Name, d.Commands[2].Replacements[0].Name},
 		"replacement names stay unique across commands")
-	assert.Equal(t, disruption.Summary{Nodes: 3, NodesAfter: 3, HourlyCostBefore: 0.6, HourlyCostAfter: 0.3}, d.Summary)
+	each := func(cost float64) []scheduling.WorkloadCost {
+		var out []scheduling.WorkloadCost
+		for _, name := range []string{"web-0", "web-1", "web-2"} {
+			out = append(out, scheduling.WorkloadCost{Namespace: "default", Kind: "Pod", Name: name, Pods: 1, HourlyCost: cost})
+		}
+		return out
+	}
+	assert.Equal(t, disruption.Summary{Nodes: 3, NodesAfter: 3, HourlyCostBefore: 0.6, HourlyCostAfter: 0.3,
+		CostByWorkloadBefore: each(0.2), CostByWorkloadAfter: each(0.1)}, d.Summary)
 }
 
 func TestCandidatesOrderedBySavingsPerDisruptionCost(t *testing.T) {

@@ -155,4 +155,9 @@ type Summary struct {
 	NodesAfter       int     `json:"nodesAfter"`
 	HourlyCostBefore float64 `json:"hourlyCostBefore"`
 	HourlyCostAfter  float64 `json:"hourlyCostAfter"`
+	// CostByWorkloadBefore and CostByWorkloadAfter split those costs among the workloads whose
+	// pods run on the nodes, each node's price by its pods' share of its cpu and memory
+	// (scheduling.CostByWorkload); after, moved pods count where their moves put them.
+	CostByWorkloadBefore []scheduling.WorkloadCost `json:"costByWorkloadBefore"`
+	CostByWorkloadAfter  []scheduling.WorkloadCost `json:"costByWorkloadAfter"`
 }

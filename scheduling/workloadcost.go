@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"cmp"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"slices"
 	"strings"
 
@@ -138,4 +139,29 @@ func podsOf(infos []*podInfo) []placedPod {
 		out[i] = placedPod{pod: p.pod, cpu: float64(p.requests[resources.CPU]), memory: float64(p.requests[resources.Memory])}
 	}
 	return out
+}
+
+// NodeCost is a node's price and the pods running on it, for CostByWorkload.
+type NodeCost struct {
+	Price       float64
+	Allocatable corev1.ResourceList
+	Pods        []*corev1.Pod
+}
+
+// CostByWorkload splits each node's price among its pods as Summary.CostByWorkload does (by
+// their share of its allocatable cpu plus their share of its memory) and sums the shares per
+// workload; consolidation reports the cluster's costs before and after its commands with it.
+func CostByWorkload(nodes []NodeCost) []WorkloadCost {
+	claims := make([]NodeClaim, len(nodes))
+	for i, n := range nodes {
+		claims[i] = NodeClaim{Price: n.Price, Allocatable: n.Allocatable}
+	}
+	return costByWorkload(claims, func(i int) []placedPod {
+		out := make([]placedPod, 0, len(nodes[i].Pods))
+		for _, p := range nodes[i].Pods {
+			r := resourcehelper.PodRequests(withDefaultRequests(p), resourcehelper.PodResourcesOptions{})
+			out = append(out, placedPod{pod: p, cpu: float64(r.Cpu().MilliValue()), memory: float64(r.Memory().MilliValue())})
+		}
+		return out
+	})
 }

@@ -61,7 +61,10 @@ func TestScaledToZero(t *testing.T) {
 	require.Empty(t, cmd.Evictions)
 	require.Empty(t, cmd.Replacements)
 	require.InDelta(t, 0.068, cmd.Savings, 1e-9)
-	require.Equal(t, disruption.Summary{Nodes: 1, NodesAfter: 0, HourlyCostBefore: 0.068, HourlyCostAfter: 0}, d.Summary)
+	require.Equal(t, disruption.Summary{Nodes: 1, NodesAfter: 0, HourlyCostBefore: 0.068, HourlyCostAfter: 0,
+		// Only the kube-proxy DaemonSet pod is left to pay for the empty node; after, nothing.
+		CostByWorkloadBefore: []scheduling.WorkloadCost{{Namespace: "kube-system", Kind: "DaemonSet", Name: "kube-proxy", Pods: 1, HourlyCost: 0.068}},
+		CostByWorkloadAfter:  []scheduling.WorkloadCost{}}, d.Summary)
 
 	// Nothing is pending, so there is nothing to plan either.
 	p := plan(t, ".steps/3-scaled-to-zero")
