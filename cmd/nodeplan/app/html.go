@@ -33,11 +33,13 @@ type report struct {
 	Views      []clusterView
 	Legend     []legendEntry
 	// Workloads is the cost by workload table.
-	Workloads     []workloadRow
-	WorkloadTotal string
-	Unschedulable []unschedulableRow
-	Commands      []commandRow
-	Blocked       []blockedRow
+	Workloads          []workloadRow
+	WorkloadTotal      string
+	WorkloadTotalLabel string
+	WorkloadNote       string
+	Unschedulable      []unschedulableRow
+	Commands           []commandRow
+	Blocked            []blockedRow
 }
 
 type fact struct {

@@ -135,6 +135,10 @@ func decisionsReport(res *Consolidated) *report {
 	for _, b := range d.Blocked {
 		r.Blocked = append(r.Blocked, blockedRow{Node: b.Node, Reason: b.Reason})
 	}
+	sum := res.Decisions.Summary
+	r.Workloads, r.WorkloadTotal = workloadRows(sum.CostByWorkloadAfter, sum.HourlyCostAfter)
+	r.WorkloadTotalLabel = fmt.Sprintf("Total after the commands (before: %s/h)", price(sum.HourlyCostBefore))
+	r.WorkloadNote = "After the commands, each NodePool-managed node's price is split among the pods that run on it by their share of its allocatable CPU plus their share of its memory; evicted pods count where they move."
 	return r
 }
 

@@ -89,7 +89,9 @@ func planReport(res *Planned) *report {
 	if len(p.NodeClaims) > 0 {
 		r.Breakdowns = nodeCounts("New ", types, capacityTypes)
 	}
-	r.Workloads, r.WorkloadTotal = workloadRows(p.Summary)
+	r.Workloads, r.WorkloadTotal = workloadRows(p.Summary.CostByWorkload, p.Summary.HourlyCost)
+	r.WorkloadNote = "Each new node's price is split among its pods by their share of its allocatable CPU plus their share of its memory; a Deployment's ReplicaSets count as the Deployment."
+	r.WorkloadTotalLabel = "Total (the new nodes' prices)"
 	for _, u := range p.Unschedulable {
 		row := unschedulableRow{Pod: u.Pod, Constraint: string(u.Constraint), Reason: u.Reason}
 		if pod := pending[u.Pod]; pod != nil {
@@ -129,17 +131,17 @@ func planFacts(p scheduling.Plan, added []drawnNode) []fact {
 	return facts
 }
 
-// workloadRows is the cost by workload table, with each workload's share of the cost.
-func workloadRows(s scheduling.Summary) ([]workloadRow, string) {
+// workloadRows is the cost by workload table, with each workload's share of the total.
+func workloadRows(costs []scheduling.WorkloadCost, total float64) ([]workloadRow, string) {
 	var rows []workloadRow
-	for _, w := range s.CostByWorkload {
+	for _, w := range costs {
 		wl := scheduling.Workload{Namespace: w.Namespace, Kind: w.Kind, Name: w.Name}
 		row := workloadRow{
 			ID: workloadID(wl), Namespace: w.Namespace, Kind: w.Kind, Name: w.Name, Color: workloadColor(wl),
 			Pods: w.Pods, Hourly: price(w.HourlyCost), Monthly: monthly(w.HourlyCost), Share: "-",
 		}
-		if s.HourlyCost > 0 {
-			share := w.HourlyCost / s.HourlyCost * 100
+		if total > 0 {
+			share := w.HourlyCost / total * 100
 			row.Share, row.ShareBar = fmt.Sprintf("%.1f%%", share), int(math.Round(min(share, 100)))
 		}
 		rows = append(rows, row)
@@ -147,5 +149,5 @@ func workloadRows(s scheduling.Summary) ([]workloadRow, string) {
 	if len(rows) == 0 {
 		return nil, ""
 	}
-	return rows, price(s.HourlyCost) + "/h"
+	return rows, price(total) + "/h"
 }

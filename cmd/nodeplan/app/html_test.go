@@ -122,6 +122,8 @@ func TestDecisionsHTML(t *testing.T) {
 		`<div class="value">3 → 2</div>`,
 		`<div class="value">$1.1520/h</div>`, `<div class="value">$0.7680/h</div>`,
 		`decided at 2026-01-12T12:00:00Z`,
+		`<section id="cost-by-workload">`,
+		`<th colspan="3">Total after the commands (before: $1.1520/h)</th><th class="num">$0.7680/h</th>`,
 	} {
 		require.Contains(t, page, want)
 	}
