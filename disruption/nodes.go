@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -71,6 +72,8 @@ type nodeState struct {
 	pdbUse []pdbUse
 	// unevictable names the first pod selected by more than one PodDisruptionBudget.
 	unevictable string
+	// blockEnding says the node runs in a capacity block EC2 is about to reclaim.
+	blockEnding string
 	// drifted and expired describe why the node drifted or expired; empty when it did not.
 	drifted string
 	expired string
@@ -194,6 +197,9 @@ func (d *decider) priceNode(n *nodeState) {
 		n.priceWarning = fmt.Sprintf("node %s: its price is unknown: %s; it counts as $0/h and is not consolidated", n.name, n.unpriced)
 		return
 	}
+	if n.capacityType == instancetype.CapacityTypeReserved && d.priceReserved(n, it) {
+		return
+	}
 	exact, fallback, fallbackZone := 0.0, math.Inf(1), ""
 	for _, o := range it.Offerings {
 		if n.capacityType != "" && o.CapacityType != n.capacityType {
@@ -218,6 +224,35 @@ func (d *decider) priceNode(n *nodeState) {
 		n.priceWarning = fmt.Sprintf("node %s: its price is unknown: %s; it counts as $0/h and is not consolidated", n.name, n.unpriced)
 	}
 }
+
+// priceReserved prices a node launched into a capacity reservation at its reservation's
+// offering (next to free, as Karpenter models it) and notes a capacity block EC2 is about to
+// reclaim. A reservation its NodeClass no longer lists has ended or dropped the instance:
+// Karpenter relabels such a node on-demand, so it is priced and consolidated as on-demand.
+// It reports whether the node is priced.
+func (d *decider) priceReserved(n *nodeState, it *instancetype.InstanceType) bool {
+	id := n.in.Node.Labels[LabelCapacityReservationID]
+	if id == "" {
+		return false // no reservation named: priced by capacity type and zone, as any node
+	}
+	for _, o := range it.Offerings {
+		if o.ReservationID == "" || o.ReservationID != id {
+			continue
+		}
+		n.price = o.Price
+		if o.ReservationExpiring && o.ReservationType == "capacity-block" {
+			n.blockEnding = fmt.Sprintf("its capacity block %s is expiring: EC2 terminates its instances ahead of the end time, and Karpenter drains them first", id)
+		}
+		return true
+	}
+	n.priceWarning = fmt.Sprintf("node %s: its capacity reservation %q is not in its EC2NodeClass's status.capacityReservations: the reservation ended or released the instance, which now runs on-demand (Karpenter relabels it); priced and consolidated as on-demand", n.name, id)
+	n.capacityType = requirements.CapacityTypeOnDemand
+	return false
+}
+
+// LabelCapacityReservationID is the label Karpenter's AWS provider puts on nodes launched into
+// a capacity reservation.
+const LabelCapacityReservationID = scheduling.LabelCapacityReservationID
 
 // orAny names a capacity type, or any when the node names none.
 func orAny(capacityType string) string {
@@ -440,6 +475,9 @@ func (n *nodeState) expireAfter() *time.Duration {
 }
 
 func (d *decider) expiredReason(n *nodeState) string {
+	if n.blockEnding != "" {
+		return n.blockEnding
+	}
 	exp := n.expireAfter()
 	if exp == nil || n.created.IsZero() {
 		return ""

@@ -57,6 +57,9 @@ type Offering struct {
 	ReservationCapacity int
 	// ReservationType is the reservation's kind, "default" or "capacity-block".
 	ReservationType string
+	// ReservationExpiring marks a reservation in its end window (state expiring): a capacity
+	// block's instances are about to be terminated by EC2.
+	ReservationExpiring bool
 }
 
 // CapacityTypeReserved is the capacity type of offerings from capacity reservations.

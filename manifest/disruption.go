@@ -84,10 +84,14 @@ func (b *Bundle) DisruptionInput(now time.Time, catalog []*instancetype.Instance
 			}
 		}
 		n.LastPodEvent = lastPodEvent(n.Created, e.Pods, nc)
-		if price, ok := offeringPrice(poolTypes[n.NodePool][n.InstanceType], n.Zone, n.CapacityType); ok {
-			n.Price = price
-		} else if price, ok := offeringPrice(types[n.InstanceType], n.Zone, n.CapacityType); ok {
-			n.Price = price
+		// A node in a capacity reservation is left to disruption to price: it looks the
+		// reservation up (an ended one runs on-demand, an expiring capacity block is reclaimed).
+		if n.CapacityType != instancetype.CapacityTypeReserved {
+			if price, ok := offeringPrice(poolTypes[n.NodePool][n.InstanceType], n.Zone, n.CapacityType); ok {
+				n.Price = price
+			} else if price, ok := offeringPrice(types[n.InstanceType], n.Zone, n.CapacityType); ok {
+				n.Price = price
+			}
 		}
 		in.Nodes = append(in.Nodes, n)
 	}

@@ -217,6 +217,7 @@ func (nc *NodeClass) reservedOfferings(it *instancetype.InstanceType) []instance
 			ReservationID:       r.ID,
 			ReservationCapacity: max(r.Available, 0),
 			ReservationType:     r.Type,
+			ReservationExpiring: r.Expiring,
 		})
 	}
 	return out

@@ -75,6 +75,16 @@ func TestConsolidateSnapshots(t *testing.T) {
 		file:     "testdata/consolidate/unknown-type.yaml",
 		commands: []string{"Drift replace [ip-10-0-0-9] -> [spot/t3.small]"},
 		warnings: []string{"node ip-10-0-0-9: its price is unknown: instance type m99.mega is not among the NodePools' instance types; it counts as $0/h and is not consolidated"},
+	}, {
+		name:     "an expiring capacity block's node is replaced forcefully",
+		file:     "testdata/consolidate/reservations.yaml",
+		commands: []string{"Expiration delete [reserved-block] -> []"},
+		warnings: []string{"node reserved-ended: its capacity reservation \"cr-0ended\" is not in its EC2NodeClass's status.capacityReservations: the reservation ended or released the instance, which now runs on-demand (Karpenter relabels it); priced and consolidated as on-demand"},
+	}, {
+		name:     "a node whose reservation ended runs on-demand: consolidation moves it onto reserved capacity",
+		file:     "testdata/consolidate/reservations-ended.yaml",
+		commands: []string{"SingleNodeConsolidation delete [reserved-ended] -> []"},
+		warnings: []string{"node reserved-ended: its capacity reservation \"cr-0ended\" is not in its EC2NodeClass's status.capacityReservations: the reservation ended or released the instance, which now runs on-demand (Karpenter relabels it); priced and consolidated as on-demand"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
