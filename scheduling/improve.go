@@ -175,7 +175,8 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 		}
 		binReqs := binRequirements(pool, reqs, binPods)
 		options := fittingTypes(types, used, binReqs)
-		if len(options) == 0 {
+		cheapest, found := cheapestChoice(options, binReqs)
+		if !found {
 			return nil
 		}
 		b := &newNode{
@@ -188,6 +189,9 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 			ports:    append([]hostPort(nil), pool.daemonPorts...),
 			attach:   volume.NewAttachCounter(),
 			pods:     binPods,
+
+			price:     cheapest.offering.Price,
+			binPriced: true,
 		}
 		bins = append(bins, b)
 	}
@@ -376,14 +380,15 @@ func (s *solver) cheaper(bins, old []*newNode) bool {
 	return nodesCost(bins)+fixed+1e-9 < nodesCost(old)
 }
 
+// nodesCost is what the nodes launch at: the price each keeps up to date as pods join (or, for
+// a repacked bin, was given when it was filled).
 func nodesCost(nodes []*newNode) float64 {
 	total := 0.0
 	for _, n := range nodes {
-		c, ok := cheapestChoice(n.options, n.reqs)
-		if !ok {
-			return 1e18
+		if len(n.byPrice) == 0 && !n.binPriced {
+			return 1e18 // no option is left to launch
 		}
-		total += c.offering.Price
+		total += n.price
 	}
 	return total
 }

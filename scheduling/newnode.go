@@ -30,8 +30,11 @@ type newNode struct {
 	index    int // position in the solver's free-room index
 	// price is the cheapest price the node can launch at now; byPrice holds its options by
 	// the price of their cheapest offering under reqs (prices alongside), cheapest first.
-	price      float64
-	byPrice    []*typeOption
+	price   float64
+	byPrice []*typeOption
+	// binPriced marks a repacked bin whose price was set when it was filled (it has no
+	// byPrice order until it replaces the greedy nodes).
+	binPriced  bool
 	byPriceVal []float64
 	// ownsOptions says options is the node's own array, not one shared with the pool or other
 	// nodes; spareOptions is a second own array (or nil) the next narrowing may fill.
