@@ -126,9 +126,16 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 		}
 		return pool.fitsLimitsWith(t.capacity, reserved)
 	}
+	// Each option is judged once; the verdicts wait in a scratch buffer while the result's
+	// size is not known.
+	if cap(s.keptScratch) < len(from) {
+		s.keptScratch = make([]bool, len(from))
+	}
+	kept := s.keptScratch[:len(from)]
 	n := 0
-	for _, t := range from {
-		if keep(t) {
+	for i, t := range from {
+		kept[i] = keep(t)
+		if kept[i] {
 			n++
 		}
 	}
@@ -142,8 +149,8 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 	if cap(out) < n {
 		out = make([]*typeOption, 0, n)
 	}
-	for _, t := range from {
-		if keep(t) {
+	for i, t := range from {
+		if kept[i] {
 			out = append(out, t)
 		}
 	}

@@ -40,6 +40,8 @@ type solver struct {
 	softTaints bool
 	// nodeCost is each new node's cost beyond its instance price.
 	nodeCost float64
+	// keptScratch holds fitOptions' verdicts between its two passes.
+	keptScratch []bool
 	// karpenter is set under StrategyKarpenter (see karpenter.go).
 	karpenter *karpenterState
 }
