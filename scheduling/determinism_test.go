@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/instancetype/synthetic"
+	tb "github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -140,4 +142,37 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// TestJoinMemoChangesNothing: plain pods skip planned nodes a pod just like them failed to join
+// as the node is now; tracing a pod turns that off for it, so tracing every pod must give the
+// same plan.
+func TestJoinMemoChangesNothing(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		in := randomInput(rand.New(rand.NewSource(seed)))
+		want, err := scheduling.Solve(in)
+		require.NoError(t, err)
+		for _, p := range in.Pods {
+			if p != nil {
+				ns := p.Namespace
+				if ns == "" {
+					ns = "default"
+				}
+				in.Options.Trace = append(in.Options.Trace, ns+"/"+p.Name)
+			}
+		}
+		got, err := scheduling.Solve(in)
+		require.NoError(t, err)
+		require.Empty(t, cmp.Diff(want, got, quantities, cmpopts.IgnoreFields(scheduling.Plan{}, "Traces")), "seed %d", seed)
+	}
+	pods := mixedPods(3000)
+	in := scheduling.Input{Pods: pods, NodePools: pools(tb.NodePool("default", synthetic.Default().InstanceTypes...).Obj())}
+	want, err := scheduling.Solve(in)
+	require.NoError(t, err)
+	for _, p := range pods {
+		in.Options.Trace = append(in.Options.Trace, "default/"+p.Name)
+	}
+	got, err := scheduling.Solve(in)
+	require.NoError(t, err)
+	require.Empty(t, cmp.Diff(want, got, quantities, cmpopts.IgnoreFields(scheduling.Plan{}, "Traces")))
 }

@@ -32,6 +32,9 @@ type newNode struct {
 	// the price of their cheapest offering under reqs (prices alongside), cheapest first.
 	price   float64
 	byPrice []*typeOption
+	// version counts the changes to the node (pods joining, options settled): a pod that failed
+	// to join one version fails again on it.
+	version int
 	// binPriced marks a repacked bin whose price was set when it was filled (it has no
 	// byPrice order until it replaces the greedy nodes).
 	binPriced  bool
@@ -277,6 +280,7 @@ func cheaperCandidate(a, b candidate) bool {
 
 // commitNewNode applies a successful tryNewNode.
 func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
+	n.version++
 	reqsChanged := !sameRequirements(c.reqs, n.reqs) || len(c.reqs) != len(n.reqs)
 	optionsChanged := len(c.options) != len(n.options)
 	n.reqs = c.reqs
@@ -455,6 +459,7 @@ func (s *solver) settleLimits() bool {
 			continue
 		}
 		held := maxCapacity(n.options, s.dims)
+		n.version++
 		n.options = []*typeOption{c.option}
 		n.ownsOptions, n.spareOptions = true, nil
 		n.maxRoom = maxRoom(n.options, s.dims)

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -44,6 +45,10 @@ type podInfo struct {
 	softRelaxed int
 	// matched are the groups that count this pod.
 	matched []*topology.Group
+	// memoClass identifies plain pods (no topology rule counts or binds them, no host port, no
+	// volume) that join or fail to join a node alike: same requests, requirements, preferences
+	// and tolerations. "" for other pods.
+	memoClass string
 	// loose is set once the pod, after a round without progress, may break what only keeps
 	// the placement order good: unbalance a spread group it matches in a domain no declaring
 	// pod holds yet, or leave a self-affine group's first pod alone in its domain.
@@ -351,3 +356,22 @@ func (p *podInfo) note(format string, args ...any) {
 
 // maxTraceSteps bounds a trace: a pod retried over many rounds and nodes would repeat itself.
 const maxTraceSteps = 200
+
+// setMemoClass gives a plain pod its memoClass: whether it may join a planned node depends
+// only on the node and on these, so a failure holds for every pod of the class.
+func (p *podInfo) setMemoClass() {
+	if len(p.terms) > 0 || len(p.matched) > 0 || len(p.hostPorts) > 0 || len(p.volumes.Claims) > 0 || len(p.volumes.Alternatives) > 0 {
+		return
+	}
+	var b strings.Builder
+	b.WriteString(vectorKey(p.requests))
+	for _, alt := range p.alternatives {
+		b.WriteString("|")
+		b.WriteString(alt.String())
+	}
+	for _, pref := range p.preferences {
+		fmt.Fprintf(&b, "|pref %d %s", pref.Weight, pref.Requirements.String())
+	}
+	fmt.Fprintf(&b, "|%v", p.pod.Spec.Tolerations)
+	p.memoClass = b.String()
+}

@@ -42,6 +42,10 @@ type solver struct {
 	nodeCost float64
 	// keptScratch holds fitOptions' verdicts between its two passes.
 	keptScratch []bool
+	// joinFailures remembers, per planned node, the last class of plain pods that could not
+	// join it, and the node's version then: a pod of that class skips the node until it
+	// changes. Reset at every call of schedule.
+	joinFailures map[*newNode]joinFailure
 	// karpenter is set under StrategyKarpenter (see karpenter.go).
 	karpenter *karpenterState
 }
@@ -187,6 +191,9 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	s.softTaints = hasSoftTaints(s)
 	pods, bad := s.setupTopology(in, pods)
 	unschedulable = append(unschedulable, bad...)
+	for _, p := range pods {
+		p.setMemoClass()
+	}
 	sortPods(pods)
 	if opts.Strategy == StrategyKarpenter {
 		s.startKarpenter(pods)
@@ -250,6 +257,7 @@ func collectDims(in Input) *resources.Dims {
 // when a whole round makes none, every failing pod gives up one preference. It returns the
 // pods that could not be placed.
 func (s *solver) schedule(queue []*podInfo) []*podInfo {
+	s.joinFailures = map[*newNode]joinFailure{}
 	for {
 		var next []*podInfo
 		progress := false
@@ -312,11 +320,18 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		p.note("%d existing node(s) skipped: not enough free room", skipped)
 	}
 	tried = 0
+	memo := p.memoClass != "" && !traced && s.joinFailures != nil && s.karpenter == nil
 	try := func(i int) bool {
 		n := s.nodes[i]
 		tried++
+		if memo && n.pool.remaining == nil && s.joinFailures[n].is(p, n) {
+			return false // a pod just like p failed on this node as it is now
+		}
 		c, r := s.tryNewNode(n, p, traced)
 		if r.failed() {
+			if memo && n.pool.remaining == nil {
+				s.joinFailures[n] = joinFailure{class: p.memoClass, prefIndex: p.prefIndex, tolerateSoft: p.tolerateSoft, version: n.version}
+			}
 			if traced {
 				p.note("new node of nodepool %s holding %d pod(s): %s", n.pool.np.Name, len(n.pods), r.reason)
 			}
@@ -513,4 +528,18 @@ func matchesAny(alts []requirements.Requirements, labels map[string]string) bool
 		}
 	}
 	return false
+}
+
+// joinFailure is a class of plain pods that could not join a node at one of its versions.
+type joinFailure struct {
+	class        string
+	prefIndex    int
+	tolerateSoft bool
+	version      int
+}
+
+// is reports whether p is of the failed class, with the same preferences given up, and the
+// node unchanged since.
+func (f joinFailure) is(p *podInfo, n *newNode) bool {
+	return f.class != "" && f.class == p.memoClass && f.prefIndex == p.prefIndex && f.tolerateSoft == p.tolerateSoft && f.version == n.version
 }
