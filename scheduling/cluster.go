@@ -96,8 +96,8 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 			return Plan{}, err
 		}
 	}
-	if !coversPods(prep.dims, change.AddPods) || !coversPods(prep.dims, displaced(c.in, change)) {
-		// A pod to place asks for a resource the prepared cluster has never seen.
+	if !coversPods(prep.dims, in.Pods[len(c.in.Pods):]) {
+		// A displaced or added pod asks for a resource the prepared cluster has never seen.
 		if prep, err = prepare(in); err != nil {
 			return Plan{}, err
 		}
@@ -206,22 +206,13 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		changedNodes[en] = true
 	}
 	in.ExistingNodes = nodes
-	in.Pods = in.Pods[:0:0]
-	for _, p := range c.in.Pods {
+	stillPending := make([]*corev1.Pod, 0, len(pending))
+	for _, p := range in.Pods {
 		if _, still := pending[podKey(p)]; still {
-			in.Pods = append(in.Pods, p)
+			stillPending = append(stillPending, p)
 		}
 	}
-	for _, p := range change.AddPods {
-		if _, still := pending[podKey(p)]; still {
-			in.Pods = append(in.Pods, p)
-		}
-	}
-	for _, p := range displaced(c.in, change) {
-		if _, still := pending[podKey(p)]; still {
-			in.Pods = append(in.Pods, p)
-		}
-	}
+	in.Pods = stillPending
 	prep, err := c.prep.after(in, change, changedNodes)
 	if err != nil {
 		return err
@@ -298,7 +289,8 @@ func coversList(dims *resources.Dims, l corev1.ResourceList) bool {
 }
 
 // changed returns the cluster's input with the change made: new ExistingNode values (the
-// Cluster's own are never modified) and the displaced and added pods pending.
+// Cluster's own are never modified) and the pods pending: the cluster's, then those the
+// change displaces, then those it adds.
 func (c *Cluster) changed(change Change) (Input, error) {
 	in := c.in
 	if len(change.RemoveNodes) == 0 && len(change.Cordon) == 0 && len(change.Evict) == 0 && len(change.AddPods) == 0 {
