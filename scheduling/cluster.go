@@ -440,14 +440,7 @@ func toSet(names []string) map[string]bool {
 
 // coversPods reports whether every resource the pods ask for is one of the dimensions.
 func coversPods(dims *resources.Dims, pods []*corev1.Pod) bool {
-	covers := func(l corev1.ResourceList) bool {
-		for name := range l {
-			if _, ok := dims.Index(name); !ok && name != "nodes" {
-				return false
-			}
-		}
-		return true
-	}
+	covers := func(l corev1.ResourceList) bool { return coversList(dims, l) }
 	for _, p := range pods {
 		if p == nil {
 			continue

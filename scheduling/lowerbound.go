@@ -76,23 +76,19 @@ func (s *solver) lowerBound() float64 {
 // hold (instances left × the type's room), or nil when there are none.
 func (s *solver) reservedRoom() resources.Vector {
 	rooms := map[string]resources.Vector{}
-	for _, pool := range s.pools {
-		for _, t := range pool.types {
-			for _, o := range t.offerings {
-				if o.ReservationID == "" || o.ReservationCapacity <= 0 {
-					continue
-				}
-				room := t.room.Clone()
-				for i := range room {
-					room[i] = max(room[i], 0) * int64(o.ReservationCapacity)
-				}
-				if old, ok := rooms[o.ReservationID]; ok {
-					room.Max(old)
-				}
-				rooms[o.ReservationID] = room
-			}
+	s.eachReservedOffering(func(t *typeOption, o instancetype.Offering) {
+		if o.ReservationCapacity <= 0 {
+			return
 		}
-	}
+		room := t.room.Clone()
+		for i := range room {
+			room[i] = max(room[i], 0) * int64(o.ReservationCapacity)
+		}
+		if old, ok := rooms[o.ReservationID]; ok {
+			room.Max(old)
+		}
+		rooms[o.ReservationID] = room
+	})
 	if len(rooms) == 0 {
 		return nil
 	}

@@ -137,16 +137,24 @@ const (
 // launch into takes, in plan order; nodes take them up as they are priced.
 func (s *solver) reservationCapacity() map[string]int {
 	left := map[string]int{}
+	s.eachReservedOffering(func(_ *typeOption, o instancetype.Offering) {
+		left[o.ReservationID] = max(left[o.ReservationID], o.ReservationCapacity)
+	})
+	return left
+}
+
+// eachReservedOffering calls f for every offering from a capacity reservation the NodePools'
+// types have (a reservation shows in every NodePool that may use it).
+func (s *solver) eachReservedOffering(f func(t *typeOption, o instancetype.Offering)) {
 	for _, pool := range s.pools {
 		for _, t := range pool.types {
 			for _, o := range t.offerings {
 				if o.ReservationID != "" {
-					left[o.ReservationID] = max(left[o.ReservationID], o.ReservationCapacity)
+					f(t, o)
 				}
 			}
 		}
 	}
-	return left
 }
 
 // placements says where each input pod went: plan must be s.plan's result.
