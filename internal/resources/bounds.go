@@ -33,6 +33,16 @@ func CheckQuantity(q resource.Quantity) error {
 // CheckList is CheckQuantity for each entry of a list, in name order; the error names the
 // entry.
 func CheckList(l corev1.ResourceList) (corev1.ResourceName, error) {
+	bad := false
+	for _, q := range l {
+		if CheckQuantity(q) != nil {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return "", nil // the common case, without sorting the names
+	}
 	for _, name := range slices.Sorted(maps.Keys(l)) {
 		if err := CheckQuantity(l[name]); err != nil {
 			return name, err
