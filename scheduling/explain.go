@@ -17,11 +17,11 @@ import (
 // explainNoOption says why none of the pool's types can take the pod under reqs.
 func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.Requirements, explain bool) rejection {
 	if !explain {
-		return rejection{constraint: ConstraintResources, stage: stageResources}
+		return rejection{constraint: ConstraintResources, stage: checkOptions}
 	}
 	compatible := pool.compatibleTypes(reqs)
 	if len(compatible) == 0 {
-		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), excludedBy(pool, reqs))
+		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), excludedBy(pool, reqs))
 	}
 	zero := make(resources.Vector, s.dims.Len())
 	var fitting []*typeOption
@@ -37,7 +37,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 				smallest = t
 			}
 		}
-		return reject(true, ConstraintLimits, stageLimits, "limits %s leave no room for a node that fits the pod (%s; the smallest type that fits, %s, has %s)",
+		return reject(true, ConstraintLimits, checkOptions, "limits %s leave no room for a node that fits the pod (%s; the smallest type that fits, %s, has %s)",
 			formatLimits(pool.np.Limits), pool.takenLimits(s.dims), smallest.it.Name, formatCapacity(smallest.capacity, pool, s.dims))
 	}
 	// Name the first resource no compatible type has room for, with the largest room seen.
@@ -62,10 +62,10 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 					break
 				}
 			}
-			return reject(true, ConstraintResources, stageResources, "no instance type has %s %s allocatable (largest: %s%s)", wantQ.String(), name, largestQ.String(), daemons)
+			return reject(true, ConstraintResources, checkOptions, "no instance type has %s %s allocatable (largest: %s%s)", wantQ.String(), name, largestQ.String(), daemons)
 		}
 	}
-	return reject(true, ConstraintResources, stageResources, "no single instance type has room for all of the pod's requests %s", formatVector(s.dims, p.requests))
+	return reject(true, ConstraintResources, checkOptions, "no single instance type has room for all of the pod's requests %s", formatVector(s.dims, p.requests))
 }
 
 func describeRequirements(reqs requirements.Requirements, pool *poolState) string {

@@ -42,8 +42,11 @@ func (s *solver) improve() {
 	parallel(len(packed), func(i int) {
 		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], binStrategies[i%len(binStrategies)])
 	})
-	replaced := map[*newNode]bool{}
-	var added []*newNode
+	// Each replaced node's place (and name) goes to a bin, in plan order; the group's last
+	// node also makes way for bins beyond the old count, under names not used yet. Names are
+	// given once, when a node opens, so explanations written while planning name the nodes of
+	// the plan; fewer bins than nodes leave gaps in the numbering.
+	replacements := map[*newNode][]*newNode{}
 	for gi, k := range keys {
 		old := groups[k]
 		var bins []*newNode
@@ -57,26 +60,43 @@ func (s *solver) improve() {
 		}
 		pool := old[0].pool
 		for _, n := range old {
-			replaced[n] = true
 			pool.reserve(n.reserved, make(resources.Vector, s.dims.Len()))
 			pool.releaseNode()
 		}
-		for _, b := range bins {
+		for i, b := range bins {
 			pool.reserve(b.reserved, maxCapacity(b.options, s.dims))
 			pool.reserveNode()
+			if i < len(old) {
+				b.name = old[i].name
+			} else {
+				b.name = s.nextNodeName(pool)
+				s.claimNodeName(pool, b.name)
+			}
+			b.reqs[requirements.LabelHostname] = requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, b.name)
 		}
-		added = append(added, bins...)
+		for i, n := range old {
+			switch {
+			case i == len(old)-1 && i < len(bins):
+				replacements[n] = bins[i:]
+			case i < len(bins):
+				replacements[n] = bins[i : i+1]
+			default:
+				replacements[n] = nil
+			}
+		}
 	}
-	if len(replaced) == 0 {
+	if len(replacements) == 0 {
 		return
 	}
-	kept := s.nodes[:0]
+	nodes := make([]*newNode, 0, len(s.nodes))
 	for _, n := range s.nodes {
-		if !replaced[n] {
-			kept = append(kept, n)
+		if bins, replaced := replacements[n]; replaced {
+			nodes = append(nodes, bins...)
+		} else {
+			nodes = append(nodes, n)
 		}
 	}
-	s.nodes = append(kept, added...)
+	s.nodes = nodes
 }
 
 // movable reports whether a node's pods can be moved between nodes of the same NodePool and
@@ -418,31 +438,6 @@ func (s *solver) limitsAllow(old, bins []*newNode) bool {
 		}
 	}
 	return true
-}
-
-// assignNames numbers each NodePool's new nodes in plan order, <nodepool>-1, -2, …, skipping
-// names existing nodes use, and pins each node's hostname requirement to its name.
-func (s *solver) assignNames() {
-	taken := map[string]bool{}
-	for _, n := range s.existing {
-		taken[n.name] = true
-	}
-	counters := map[string]int{}
-	for _, n := range s.nodes {
-		pool := n.pool.np.Name
-		for {
-			counters[pool]++
-			name := pool + "-" + strconv.Itoa(counters[pool])
-			if !taken[name] {
-				n.name = name
-				taken[name] = true
-				break
-			}
-		}
-		reqs := withoutHostname(n.reqs)
-		reqs[requirements.LabelHostname] = requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, n.name)
-		n.reqs = reqs
-	}
 }
 
 // binRequirements narrows the NodePool's requirements by what the bin's own pods need, so a

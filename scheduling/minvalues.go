@@ -22,7 +22,7 @@ func (s *solver) checkMinValues(pool *poolState, options []*typeOption, reqs req
 			notes = append(notes, fmt.Sprintf("minValues for %s relaxed: %d of %d distinct values left (BestEffort)", rule.key, n, rule.min))
 			continue
 		}
-		return nil, reject(explain, ConstraintNodeAffinity, stageResources, "minValues %d for %s cannot be met: only %d distinct values fit the pod", rule.min, rule.key, n)
+		return nil, reject(explain, ConstraintNodeAffinity, checkOptions, "minValues %d for %s cannot be met: only %d distinct values fit the pod", rule.min, rule.key, n)
 	}
 	return notes, ok
 }

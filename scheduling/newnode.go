@@ -65,11 +65,11 @@ type candidate struct {
 // the pod (with the preference in force) crossed with each alternative of its volumes,
 // dropping combinations that contradict base. The first return is false when none is left.
 func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, pool *poolState, explain bool) ([]requirements.Requirements, string) {
-	// The scratch slice is reused across calls: callers finish with the result before the
-	// next call.
-	out := s.altScratch[:0]
+	// The result stays in s.alts (and the pod alternative behind each in s.altOrigin) until the
+	// next call, which reuses the arrays.
+	out := s.alts[:0]
 	s.altOrigin = s.altOrigin[:0]
-	defer func() { s.altScratch = out[:0] }()
+	defer func() { s.alts = out }()
 	why := ""
 	for _, alt := range p.effective() {
 		// A key the pod requires must be defined by the NodePool itself; another pod's NotIn
@@ -176,84 +176,7 @@ func typeAllows(t *typeOption, reqs requirements.Requirements) bool {
 
 // tryNewNode checks whether pod p can join node n; on success it returns the state to commit.
 func (s *solver) tryNewNode(n *newNode, p *podInfo, explain bool) (candidate, rejection) {
-	if t, bad := p.untoleratedTaint(n.pool.np.Taints); bad {
-		if !explain {
-			return candidate{}, rejection{constraint: ConstraintTaints, stage: stageTaints}
-		}
-		return candidate{}, reject(true, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
-	}
-	if !resources.FitsSum(n.used, p.requests, n.maxRoom) {
-		if !explain {
-			return candidate{}, rejection{constraint: ConstraintResources, stage: stageResources}
-		}
-		return candidate{}, reject(explain, ConstraintResources, stageResources, "node %s is full", n.name)
-	}
-	if !s.affordable(n, p) {
-		if !explain {
-			return candidate{}, rejection{constraint: ConstraintResources, stage: stageResources}
-		}
-		return candidate{}, reject(explain, ConstraintResources, stageResources, "adding the pod would move %s to a disproportionately pricier type", n.name)
-	}
-	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
-		if !explain {
-			return candidate{}, rejection{constraint: ConstraintHostPorts, stage: stageHostPorts}
-		}
-		return candidate{}, reject(true, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
-	}
-	if r := s.volumeFits(p, n.attach, nil, n.name, false); r.failed() {
-		return candidate{}, r
-	}
-	alts, why := s.nodeRequirements(p, n.reqs, n.pool, explain)
-	if len(alts) == 0 {
-		return candidate{}, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "%s", why)
-	}
-	var best candidate
-	var last rejection
-	for i, reqs := range alts {
-		alt := s.altOrigin[i]
-		reqs, r := s.topologyRequirements(p, reqs, nodeView{name: n.name, pool: n.pool, options: n.options}, explain)
-		if r.failed() {
-			last = r
-			continue
-		}
-		changed := len(reqs) != len(n.reqs) || !sameRequirements(reqs, n.reqs)
-		var dst []*typeOption
-		if len(alts) == 1 && !explain {
-			// The only candidate, and commitNewNode follows at once: filter into the node's
-			// spare array instead of a new one.
-			if n.spareOptions == nil {
-				n.spareOptions = make([]*typeOption, 0, len(n.options))
-			}
-			dst = n.spareOptions
-		}
-		options := s.fitOptions(dst, n.options, reqs, changed, n.used, p, n.pool, n.reserved, n.attach)
-		if options == nil {
-			last = rejection{constraint: ConstraintResources, stage: stageResources}
-			if explain {
-				last = reject(true, ConstraintResources, stageResources, "no instance type option of %s fits", n.name)
-			}
-			continue
-		}
-		if (len(options) != len(n.options) || changed) && !s.growthAllowed(n, options, reqs, p) {
-			last = rejection{constraint: ConstraintResources, stage: stageResources}
-			if explain {
-				last = reject(true, ConstraintResources, stageResources, "adding the pod would move %s to a disproportionately pricier type", n.name)
-			}
-			continue
-		}
-		notes, r := s.checkMinValues(n.pool, options, reqs, explain)
-		if r.failed() {
-			last = r
-			continue
-		}
-		if c := (candidate{reqs: reqs, options: options, notes: notes, alt: alt}); best.options == nil || (s.karpenter == nil && cheaperCandidate(c, best)) {
-			best = c
-		}
-	}
-	if best.options == nil {
-		return candidate{}, last
-	}
-	return best, ok
+	return s.try(target{node: n}, p, explain)
 }
 
 // sameRequirements reports whether two sets hold the same requirement values (pointer
@@ -317,66 +240,12 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 
 // openNewNode tries to start a node of pool for pod p.
 func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNode, rejection) {
-	if r := pool.np.Replicas; r != nil {
-		return nil, reject(explain, ConstraintLimits, stageLimits, "nodepool %s is static (replicas %d): it keeps its node count and launches none for pods", pool.np.Name, *r)
-	}
-	if !pool.fitsLimits(make(resources.Vector, s.dims.Len())) {
-		if !explain {
-			return nil, rejection{constraint: ConstraintLimits, stage: stageLimits}
-		}
-		return nil, reject(true, ConstraintLimits, stageLimits, "limits reached (%s)", pool.exhaustedLimits(s.dims))
-	}
-	if t, bad := p.untoleratedTaint(pool.np.Taints); bad {
-		if !explain {
-			return nil, rejection{constraint: ConstraintTaints, stage: stageTaints}
-		}
-		return nil, reject(true, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
-	}
-	if hp, bad := portConflict(pool.daemonPorts, p.hostPorts); bad {
-		if !explain {
-			return nil, rejection{constraint: ConstraintHostPorts, stage: stageHostPorts}
-		}
-		return nil, reject(true, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken by a daemon", hp.port, hp.protocol)
-	}
 	n := s.emptyNode(pool)
-	name, base := n.name, n.reqs
-	if len(pool.types) == 0 {
-		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "no instance type satisfies the nodepool's requirements")
-	}
-	if r := s.volumeFits(p, n.attach, nil, n.name, explain); r.failed() {
+	best, r := s.try(target{node: n, fresh: true}, p, explain)
+	if r.failed() {
 		return nil, r
 	}
-	alts, why := s.nodeRequirements(p, base, pool, explain)
-	if len(alts) == 0 {
-		return nil, reject(explain, ConstraintNodeAffinity, stageNodeAffinity, "%s", why)
-	}
-	var best candidate
-	var last rejection
-	for i, reqs := range alts {
-		alt := s.altOrigin[i]
-		reqs, r := s.topologyRequirements(p, reqs, nodeView{name: name, pool: pool, options: pool.types}, explain)
-		if r.failed() {
-			last = worse(last, r)
-			continue
-		}
-		options := s.fitOptions(nil, s.allowedTypes(pool, reqs), reqs, false, n.used, p, pool, n.reserved, n.attach)
-		if options == nil {
-			last = worse(last, s.explainNoOption(pool, p, reqs, explain))
-			continue
-		}
-		notes, r := s.checkMinValues(pool, options, reqs, explain)
-		if r.failed() {
-			last = worse(last, r)
-			continue
-		}
-		if c := (candidate{reqs: reqs, options: options, notes: notes, alt: alt}); best.options == nil || (s.karpenter == nil && cheaperCandidate(c, best)) {
-			best = c
-		}
-	}
-	if best.options == nil {
-		return nil, last
-	}
-	s.claimNodeName(pool, name)
+	s.claimNodeName(pool, n.name)
 	n.index = len(s.nodes) // place appends the node next
 	n.reqs = best.reqs
 	n.options = best.options

@@ -7,26 +7,16 @@ import "fmt"
 type rejection struct {
 	constraint Constraint
 	reason     string
-	// stage orders how far a check got, so the most informative rejection is reported.
-	stage int
+	// stage is the check that failed: how far the pod got in the order of checks.go, so the
+	// most informative rejection is reported.
+	stage check
 }
 
 var ok = rejection{}
 
 func (r rejection) failed() bool { return r.constraint != "" }
 
-// Stages of the checks, in the order they run.
-const (
-	stageTaints = iota + 1
-	stageNodeAffinity
-	stageVolume
-	stageTopology
-	stageHostPorts
-	stageLimits
-	stageResources
-)
-
-func reject(explain bool, c Constraint, stage int, format string, args ...any) rejection {
+func reject(explain bool, c Constraint, stage check, format string, args ...any) rejection {
 	r := rejection{constraint: c, stage: stage}
 	if explain {
 		r.reason = fmt.Sprintf(format, args...)

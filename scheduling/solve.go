@@ -21,10 +21,10 @@ type solver struct {
 	nodes    []*newNode
 	volumes  *volume.Index
 	// claimNode pins ReadWriteOnce claims to the node their first user was planned on.
-	claimNode  map[string]string
-	usedNames  map[string]bool
-	topology   *topologyState
-	altScratch []requirements.Requirements
+	claimNode map[string]string
+	usedNames map[string]bool
+	topology  *topologyState
+	alts      []requirements.Requirements // the last nodeRequirements result
 	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
 	// address, so pods needing that port skip them without trying each.
 	portTaken map[hostPortKey]*skipSet
@@ -33,7 +33,7 @@ type solver struct {
 	allowedCache    map[string][]*typeOption
 	optionsCache    map[string][]string
 	priceOrderCache map[string]priceOrder
-	altOrigin       []requirements.Requirements // the pod alternative behind each altScratch entry
+	altOrigin       []requirements.Requirements // the pod alternative behind each alts entry
 	// existingFree and newFree index the free room of existing and new nodes.
 	existingFree, newFree *freeIndex
 	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
@@ -80,15 +80,13 @@ func solve(in Input, prep *prepared) (Plan, error) {
 	if !s.opts.SkipImprovement {
 		s.improve()
 	}
-	s.assignNames()
 	plan := s.plan(len(in.Pods), unschedulable)
 	plan.Traces = s.traces(pods)
 	plan.Placements = s.placements(in.Pods, plan)
 	return plan, nil
 }
 
-// traces closes the traced pods' stories with where they ended (repacking may have moved them
-// and nodes are named only at the end).
+// traces closes the traced pods' stories with where they ended (repacking may have moved them).
 func (s *solver) traces(pods []*podInfo) []PodTrace {
 	if len(s.opts.Trace) == 0 {
 		return nil
@@ -333,13 +331,13 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 				s.joinFailures[n] = joinFailure{class: p.memoClass, prefIndex: p.prefIndex, tolerateSoft: p.tolerateSoft, version: n.version}
 			}
 			if traced {
-				p.note("new node of nodepool %s holding %d pod(s): %s", n.pool.np.Name, len(n.pods), r.reason)
+				p.note("new node %s of nodepool %s holding %d pod(s): %s", n.name, n.pool.np.Name, len(n.pods), r.reason)
 			}
 			return false
 		}
 		s.commitNewNode(n, p, c)
 		if traced {
-			p.note("joined a new node of nodepool %s, now %d pods; %d instance-type option(s) left", n.pool.np.Name, len(n.pods), len(n.options))
+			p.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), len(n.options))
 		}
 		return true
 	}
@@ -371,7 +369,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 			s.newFree.add(n.free(s.nodeCost))
 			s.nodes = append(s.nodes, n)
 			if traced {
-				p.note("opened a new node of nodepool %s: %d instance-type option(s), from $%.4f/h", pool.np.Name, len(n.options), n.price)
+				p.note("opened new node %s of nodepool %s: %d instance-type option(s), from $%.4f/h", n.name, pool.np.Name, len(n.options), n.price)
 			}
 			return ok
 		}
@@ -384,7 +382,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		}
 	}
 	if len(s.pools) == 0 {
-		return reject(explain, ConstraintResources, stageResources, "no existing node fits and there is no NodePool to launch a node from")
+		return reject(explain, ConstraintResources, checkLaunch, "no existing node fits and there is no NodePool to launch a node from")
 	}
 	if explain {
 		best.reason = strings.Join(reasons, "; ")
@@ -414,45 +412,8 @@ func (s *solver) explainFailure(p *podInfo) Unschedulable {
 }
 
 func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejection {
-	if !resources.FitsSum(n.used, p.requests, n.allocatable) {
-		if !explain {
-			return rejection{constraint: ConstraintResources, stage: stageResources}
-		}
-		return reject(true, ConstraintResources, stageResources, "node %s lacks room", n.name)
-	}
-	if t, bad := p.untoleratedTaint(n.taints); bad {
-		if !explain {
-			return rejection{constraint: ConstraintTaints, stage: stageTaints}
-		}
-		return reject(true, ConstraintTaints, stageTaints, "taint %s not tolerated", taintString(t))
-	}
-	if !matchesAny(p.effective(), n.labels) {
-		if !explain {
-			return rejection{constraint: ConstraintNodeAffinity, stage: stageNodeAffinity}
-		}
-		return reject(true, ConstraintNodeAffinity, stageNodeAffinity, "node %s does not match the pod's node selector or affinity", n.name)
-	}
-	if len(p.volumes.Alternatives) > 0 {
-		if !matchesAny(p.volumes.Alternatives, n.labels) {
-			if !explain {
-				return rejection{constraint: ConstraintVolume, stage: stageVolume}
-			}
-			return reject(true, ConstraintVolume, stageVolume, "node %s is not where the pod's volumes can attach", n.name)
-		}
-	}
-	if r := s.volumeFits(p, n.attach, n.attachLimit, n.name, explain); r.failed() {
-		return r
-	}
-	if hp, bad := portConflict(n.ports, p.hostPorts); bad {
-		if !explain {
-			return rejection{constraint: ConstraintHostPorts, stage: stageHostPorts}
-		}
-		return reject(true, ConstraintHostPorts, stageHostPorts, "host port %d/%s is taken on %s", hp.port, hp.protocol, n.name)
-	}
-	if _, r := s.topologyRequirements(p, n.reqs, nodeView{name: n.name, existing: n}, explain); r.failed() {
-		return r
-	}
-	return ok
+	_, r := s.try(target{existing: n}, p, explain)
+	return r
 }
 
 func (s *solver) commitExisting(n *existingNode, p *podInfo) {

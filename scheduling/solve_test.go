@@ -651,8 +651,8 @@ func TestSolveVolumes(t *testing.T) {
 		claims:  []*corev1.PersistentVolumeClaim{claim("data")},
 		classes: []*storagev1.StorageClass{gp3},
 		want:    []string{"default-1 c2 us-west-2b spot: a", "unschedulable b: Volume"},
-		// New nodes are named when the plan is final, so the reason does not guess a name.
-		reasons: map[string]string{"b": "nodepool default: claim default/data is ReadWriteOnce and used on a new node of this plan"},
+		// A node is named when it joins the plan, so the reason names the node of the plan.
+		reasons: map[string]string{"b": "nodepool default: claim default/data is ReadWriteOnce and used on node default-1"},
 	}, {
 		name: "a claim in use on an existing node pins the pod there",
 		pods: pods(tb.Pod("b").CPU("3").PVC("data", "data")),

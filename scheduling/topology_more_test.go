@@ -417,8 +417,8 @@ func TestTrace(t *testing.T) {
 	tr := plan.Traces[0]
 	require.Equal(t, "default/b-second", tr.Pod)
 	require.Contains(t, tr.Steps[0], "1 new node(s) of this plan skipped")
-	require.Contains(t, tr.Steps[1], "opened a new node of nodepool default")
-	require.Contains(t, tr.Steps[len(tr.Steps)-1], "ends on new node default-")
+	require.Contains(t, tr.Steps[1], "opened new node default-2 of nodepool default")
+	require.Contains(t, tr.Steps[len(tr.Steps)-1], "ends on new node default-2", "a node keeps the name it opened with")
 }
 
 func TestTopologyZoneWithoutOfferingsForThePodIsNoDomain(t *testing.T) {

@@ -214,6 +214,9 @@ type nodeView struct {
 	existing *existingNode // nil for a new node
 	pool     *poolState    // the new node's pool
 	options  []*typeOption // the new node's current options
+	// fresh marks a node about to open: its name is not taken yet, so explanations do not
+	// show it.
+	fresh bool
 }
 
 // topologyRequirements returns reqs narrowed so that placing p on the node keeps every spread
@@ -741,17 +744,17 @@ func (s *solver) topologyRejection(p *podInfo, g *topology.Group, domains []stri
 		c = ConstraintPodAntiAffinity
 	}
 	if !explain {
-		return rejection{constraint: c, stage: stageTopology}
+		return rejection{constraint: c, stage: checkTopology}
 	}
 	counts := g.DescribeCounts(domains)
 	if counts == "" {
 		counts = "no domain for " + g.Key
 	}
 	where := nv.name
-	if nv.existing == nil && !s.isPlanned(nv.name) {
+	if nv.fresh {
 		where = "a new node"
 	}
-	return reject(true, c, stageTopology, "%s: no allowed domain on %s (counts: %s)", g.Describe(), where, counts)
+	return reject(true, c, checkTopology, "%s: no allowed domain on %s (counts: %s)", g.Describe(), where, counts)
 }
 
 // recordTopology counts p in the domains of the node it was placed on.
@@ -894,17 +897,6 @@ func (s *solver) hostnameSkip(p *podInfo) *skipSet {
 		}
 	}
 	return nil
-}
-
-// isPlanned reports whether a new node of that name is already in the plan (a node being
-// opened has a tentative name that must not show in explanations).
-func (s *solver) isPlanned(name string) bool {
-	for _, n := range s.nodes {
-		if n.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // requiresKey reports whether a node must carry key for the pod's active terms: spread and

@@ -1,13 +1,24 @@
 package scheduling
 
 import (
+	"fmt"
+
 	"github.com/nodeplan/nodeplan/volume"
 )
 
-// volumeFits checks a pod's claims against a node: ReadWriteOnce claims already used on
+// volumeProblem is a claim a pod cannot use on a node: used on another node (on), or beyond
+// the node's attach limit for driver.
+type volumeProblem struct {
+	claim  volume.Claim
+	on     string
+	driver string
+	limit  int
+}
+
+// findVolumeProblem checks a pod's claims against a node: ReadWriteOnce claims already used on
 // another node pin the pod there, a ReadWriteOncePod claim admits one pod, and the node's
 // attach limits (limits nil: checked per instance type instead) must hold the new claims.
-func (s *solver) volumeFits(p *podInfo, attach *volume.AttachCounter, limits map[string]int, nodeName string, explain bool) rejection {
+func (s *solver) findVolumeProblem(p *podInfo, attach *volume.AttachCounter, limits map[string]int, nodeName string) (volumeProblem, bool) {
 	for _, c := range p.volumes.Claims {
 		if !c.ReadWriteOnce && !c.ReadWriteOncePod {
 			continue
@@ -22,34 +33,27 @@ func (s *solver) volumeFits(p *podInfo, attach *volume.AttachCounter, limits map
 		if !c.ReadWriteOncePod && on == nodeName {
 			continue
 		}
-		if !explain {
-			return rejection{constraint: ConstraintVolume, stage: stageVolume}
-		}
-		if c.ReadWriteOncePod {
-			return reject(true, ConstraintVolume, stageVolume, "claim %s is ReadWriteOncePod and already used by a pod on %s", c.Key, s.claimHolder(c, on))
-		}
-		return reject(true, ConstraintVolume, stageVolume, "claim %s is ReadWriteOnce and used on %s", c.Key, s.claimHolder(c, on))
+		return volumeProblem{claim: c, on: on}, true
 	}
 	if limits != nil && len(p.volumes.Claims) > 0 {
 		if driver, fits := attach.CanAdd(p.volumes.Claims, limits); !fits {
-			return reject(explain, ConstraintVolume, stageVolume, "node %s cannot attach more %s volumes (limit %d)", nodeName, driver, limits[driver])
+			return volumeProblem{driver: driver, limit: limits[driver]}, true
 		}
 	}
-	return ok
+	return volumeProblem{}, false
 }
 
-// claimHolder names the node a claim is used on for an explanation: an existing node by its
-// name, a node of this plan without one, since new nodes are only named once the plan is final.
-func (s *solver) claimHolder(c volume.Claim, on string) string {
-	if c.InUseOn != "" {
-		return "node " + on
+// describeVolumeProblem says what a volumeProblem on the named node is. Nodes are named when
+// they join the plan, so a planned node's name is the one the plan shows.
+func describeVolumeProblem(v volumeProblem, nodeName string) string {
+	switch {
+	case v.driver != "":
+		return fmt.Sprintf("node %s cannot attach more %s volumes (limit %d)", nodeName, v.driver, v.limit)
+	case v.claim.ReadWriteOncePod:
+		return fmt.Sprintf("claim %s is ReadWriteOncePod and already used by a pod on node %s", v.claim.Key, v.on)
+	default:
+		return fmt.Sprintf("claim %s is ReadWriteOnce and used on node %s", v.claim.Key, v.on)
 	}
-	for _, n := range s.existing {
-		if n.name == on {
-			return "node " + on
-		}
-	}
-	return "a new node of this plan"
 }
 
 // attachFits reports whether a node of type t can attach the claims counted so far plus the
