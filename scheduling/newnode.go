@@ -232,7 +232,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
-	s.newFree.update(n.index, n.free(s.nodeCost))
+	s.updateFree(n)
 	s.recordTopology(p, n.name, n.reqs, nil, n.index)
 	s.notePorts(p, n.index)
 	s.recordVolumes(p, n.name)
@@ -335,7 +335,7 @@ func (s *solver) settleLimits() bool {
 		capacity := maxCapacity(n.options, s.dims)
 		n.pool.reserve(n.reserved, capacity)
 		n.orderByPrice(false)
-		s.newFree.update(n.index, n.free(s.nodeCost))
+		s.updateFree(n)
 		for i := range held {
 			if held[i] != capacity[i] {
 				settled = true
@@ -391,7 +391,7 @@ func (s *solver) openStaticNodes() {
 			pool.reserveNode()
 			n.index = len(s.nodes)
 			n.orderByPrice(true)
-			s.newFree.add(n.free(s.nodeCost))
+			s.addFree(n)
 			s.nodes = append(s.nodes, n)
 		}
 	}

@@ -36,6 +36,12 @@ type solver struct {
 	altOrigin       []requirements.Requirements // the pod alternative behind each alts entry
 	// existingFree and newFree index the free room of existing and new nodes.
 	existingFree, newFree *freeIndex
+	// snugFree indexes the room new nodes have left at their current price (snug).
+	snugFree *freeIndex
+	// refused[i] is the attempt (a count of placeSnug calls) in which the pod being placed
+	// was found unable to join s.nodes[i].
+	refused []int
+	attempt int
 	// softTaints is set when some node or NodePool has a PreferNoSchedule taint to relax.
 	softTaints bool
 	// nodeCost is each new node's cost beyond its instance price.
@@ -147,6 +153,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	s.portTaken = map[hostPortKey]*skipSet{}
 	s.existingFree = newFreeIndex(s.dims.Len())
 	s.newFree = newFreeIndex(s.dims.Len())
+	s.snugFree = newFreeIndex(s.dims.Len())
 	for _, n := range s.existing {
 		s.usedNames[n.name] = true
 	}
@@ -322,6 +329,9 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	try := func(i int) bool {
 		n := s.nodes[i]
 		tried++
+		if s.karpenter == nil && !traced && s.refusedNow(i) {
+			return false // placeSnug tried it just now
+		}
 		if memo && n.pool.remaining == nil && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
@@ -345,6 +355,9 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	if skip == nil {
 		skip = s.portSkip(p)
 	}
+	if s.karpenter == nil && s.placeSnug(p, skip) {
+		return ok
+	}
 	if s.karpenter != nil {
 		if s.eachInflight(p, skip, try) {
 			return ok
@@ -366,7 +379,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	for _, pool := range s.pools {
 		n, r := s.openNewNode(pool, p, explain || traced)
 		if !r.failed() {
-			s.newFree.add(n.free(s.nodeCost))
+			s.addFree(n)
 			s.nodes = append(s.nodes, n)
 			if traced {
 				p.note("opened new node %s of nodepool %s: %d instance-type option(s), from $%.4f/h", n.name, pool.np.Name, len(n.options), n.price)

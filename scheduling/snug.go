@@ -1,0 +1,74 @@
+package scheduling
+
+import "github.com/nodeplan/nodeplan/internal/resources"
+
+// A pod first looks for a planned node it fits at the node's current price, and only then for
+// one it makes grow. First fit with growth alone leaves the room of nodes that opened for one
+// pod (a pod repelling every other of its kind, say) empty while other nodes grow for the pods
+// that room could have held; it is paid for all the same.
+
+// snug is the room left in the node's cheapest option: what pods can take without raising the
+// node's price.
+func (n *newNode) snug() resources.Vector {
+	out := make(resources.Vector, len(n.used))
+	if len(n.byPrice) == 0 {
+		return out
+	}
+	copy(out, n.byPrice[0].room)
+	for i, u := range n.used {
+		out[i] = max(out[i]-u, 0)
+	}
+	return out
+}
+
+// addFree indexes a node that just joined the plan.
+func (s *solver) addFree(n *newNode) {
+	s.newFree.add(n.free(s.nodeCost))
+	s.snugFree.add(n.snug())
+}
+
+// updateFree indexes a node's room anew after it changed.
+func (s *solver) updateFree(n *newNode) {
+	s.newFree.update(n.index, n.free(s.nodeCost))
+	s.snugFree.update(n.index, n.snug())
+}
+
+// placeSnug puts p on the first planned node that holds it without a pricier type, skipping
+// the nodes skip rules out; it reports whether it did. Nodes p cannot join at all are marked
+// (refused) so that the first-fit pass that follows does not try them again.
+func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
+	s.attempt++
+	for len(s.refused) < len(s.nodes) {
+		s.refused = append(s.refused, 0)
+	}
+	try := func(i int) bool {
+		n := s.nodes[i]
+		c, r := s.tryNewNode(n, p, false)
+		if r.failed() {
+			s.refused[i] = s.attempt
+			return false
+		}
+		if choice, ok := cheapestChoice(c.options, c.reqs); !ok || choice.offering.Price > n.price {
+			return false
+		}
+		s.commitNewNode(n, p, c)
+		if p.trace != nil {
+			p.note("joined new node %s of nodepool %s at its price, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), len(n.options))
+		}
+		return true
+	}
+	if skip != nil {
+		for i := skip.find(0); i < len(s.nodes); i = skip.find(i + 1) {
+			if p.requests.Fits(s.snugFree.free[i]) && try(i) {
+				return true
+			}
+		}
+		return false
+	}
+	return s.snugFree.each(p.requests, try)
+}
+
+// refusedNow reports whether placeSnug found, in this attempt, that p cannot join node i.
+func (s *solver) refusedNow(i int) bool {
+	return i < len(s.refused) && s.refused[i] == s.attempt
+}
