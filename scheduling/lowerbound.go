@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/topology"
@@ -58,16 +59,17 @@ func (s *solver) lowerBound() float64 {
 			}
 		}
 	}
-	bound := coverBound(types, prices, all, demand, s.dims, s.exclusiveSets(all)...)
+	shapes := countShapes(all)
+	bound := coverBound(types, prices, shapes, demand, s.dims, s.exclusiveSets(all)...)
 	for _, c := range classes {
 		if len(classes) == 1 && classKey(c.pod) == "" {
 			break // the plain class is the whole demand, bounded above already
 		}
 		types, prices := s.classTypes(c)
-		bound = max(bound, coverBound(types, prices, c.pods, lessReserved(c.demand, reserved), s.dims, s.exclusiveSets(c.pods)...))
+		bound = max(bound, coverBound(types, prices, countShapes(c.pods), lessReserved(c.demand, reserved), s.dims, s.exclusiveSets(c.pods)...))
 	}
 	if reserved == nil {
-		bound = max(bound, s.aloneBound(all))
+		bound = max(bound, s.aloneBound(all, shapes))
 	}
 	return bound
 }
@@ -126,11 +128,11 @@ func paidPrice(t *typeOption, reqs requirements.Requirements) float64 {
 // rooms cover the pods' demand, and also, for pods too big for every type below a size
 // threshold, cover that part of the demand with the types above it (such pods can go nowhere
 // else, so any packing meets these rows too). 0 when it has no solution.
-func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand resources.Vector, dims *resources.Dims, exclusive ...exclusiveSet) float64 {
+func coverBound(types []*typeOption, prices []float64, pods shapeCounts, demand resources.Vector, dims *resources.Dims, exclusive ...exclusiveSet) float64 {
 	if len(types) == 0 {
 		return 0
 	}
-	shapes := podShapes(pods)
+	shapes := pods.shapes
 	rooms := usableRooms(types, shapes, dims)
 	var coefs [][]float64
 	var rhs []float64
@@ -190,10 +192,6 @@ func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand r
 		}
 	}
 	if shapes != nil && len(shapes) <= maxThresholdShapes {
-		weight := map[string]int64{}
-		for _, p := range pods {
-			weight[vectorKey(p.requests)]++
-		}
 		for _, e := range []int{resources.CPU, resources.Memory} {
 			for _, v := range thresholds(shapes, e) {
 				small := make([]bool, len(types)) // types with less than v of e
@@ -207,12 +205,12 @@ func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand r
 					continue
 				}
 				need := make([]float64, dims.Len())
-				for _, sh := range shapes {
+				for k, sh := range shapes {
 					if fitsAny(sh, types, small) {
 						continue
 					}
 					for d, x := range sh {
-						need[d] += float64(x * weight[vectorKey(sh)])
+						need[d] += float64(x * pods.counts[k])
 					}
 				}
 				for _, d := range []int{resources.CPU, resources.Memory} {
@@ -232,11 +230,46 @@ func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand r
 		}
 		cols[j] = col
 	}
+	prices, cols = undominated(prices, cols)
 	cost, _, _, ok := coverLP(prices, cols, len(coefs))
 	if !ok {
 		return 0
 	}
 	return cost
+}
+
+// undominated drops the columns another column dominates: no dearer and covering at least as
+// much of every row. Swapping a dominated column's amount onto its dominator keeps every row
+// covered at no more cost, so the LP's optimum is unchanged; but catalogs hold many such
+// types (other families of one size at a higher price), and the simplex's work grows with the
+// columns it prices (the synthetic catalog: 390 types, 39 undominated). Columns are taken
+// cheapest first and compared only with those kept: a dominated dominator's own dominator was
+// kept before it and dominates the column too.
+func undominated(prices []float64, cols [][]float64) ([]float64, [][]float64) {
+	order := make([]int, len(cols))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(prices[a], prices[b]) })
+	var keptPrices []float64
+	var kept [][]float64
+	for _, j := range order {
+		if !slices.ContainsFunc(kept, func(k []float64) bool { return covers(k, cols[j]) }) {
+			keptPrices = append(keptPrices, prices[j])
+			kept = append(kept, cols[j])
+		}
+	}
+	return keptPrices, kept
+}
+
+// covers reports whether column a is at least b in every row.
+func covers(a, b []float64) bool {
+	for r, x := range b {
+		if a[r] < x {
+			return false
+		}
+	}
+	return true
 }
 
 // exclusiveSet is pods no two of which may share a node (each declares a required hostname
@@ -322,21 +355,35 @@ func fitsAny(shape resources.Vector, types []*typeOption, marked []bool) bool {
 // it they are skipped (the bound stays true, only looser).
 const maxBoundShapes = 512
 
-// podShapes lists the distinct request vectors of pods, in first-seen order; nil when there
-// are more than maxBoundShapes of them.
-func podShapes(pods []*podInfo) []resources.Vector {
-	seen := map[string]bool{}
-	var out []resources.Vector
+// shapeCounts are the distinct request vectors of some pods, in first-seen order, with how
+// many pods have each; nil shapes when there are more than maxBoundShapes of them.
+type shapeCounts struct {
+	shapes []resources.Vector
+	counts []int64
+}
+
+// countShapes finds the shapes of pods. It runs on every plan over every pod, so it keys
+// shapes by a hash of their requests (equal vectors compared on a collision) rather than by a
+// string made per pod.
+func countShapes(pods []*podInfo) shapeCounts {
+	var out shapeCounts
+	index := map[uint64][]int{}
 	for _, p := range pods {
-		k := vectorKey(p.requests)
-		if seen[k] {
+		h := uint64(14695981039346656037)
+		for _, x := range p.requests {
+			h = (h ^ uint64(x)) * 1099511628211
+		}
+		k := slices.IndexFunc(index[h], func(k int) bool { return slices.Equal(out.shapes[k], p.requests) })
+		if k >= 0 {
+			out.counts[index[h][k]]++
 			continue
 		}
-		seen[k] = true
-		out = append(out, p.requests)
-		if len(out) > maxBoundShapes {
-			return nil
+		if len(out.shapes) == maxBoundShapes {
+			return shapeCounts{}
 		}
+		index[h] = append(index[h], len(out.shapes))
+		out.shapes = append(out.shapes, p.requests)
+		out.counts = append(out.counts, 1)
 	}
 	return out
 }
@@ -401,15 +448,12 @@ func usableRooms(types []*typeOption, shapes []resources.Vector, dims *resources
 }
 
 // aloneBound is what the pods that can share no node cost: a pod that fits no type together
-// with any other pod needs a node of its own, at least the cheapest it fits on.
-func (s *solver) aloneBound(pods []*podInfo) float64 {
-	shapes := podShapes(pods)
-	if shapes == nil || len(shapes) > 128 {
+// with any other pod needs a node of its own, at least the cheapest it fits on. Whether a pod
+// can share depends on its shape only, so it is judged once per shape; only the pods of
+// lone shapes are priced one by one (their requirements and tolerations choose the price).
+func (s *solver) aloneBound(pods []*podInfo, shapes shapeCounts) float64 {
+	if shapes.shapes == nil || len(shapes.shapes) > 128 {
 		return 0
-	}
-	count := map[string]int{}
-	for _, p := range pods {
-		count[vectorKey(p.requests)]++
 	}
 	var types []*typeOption
 	for _, pool := range s.pools {
@@ -427,19 +471,28 @@ func (s *solver) aloneBound(pods []*podInfo) float64 {
 		}
 		return false
 	}
-	total := 0.0
-	for _, p := range pods {
-		alone := true
-		for _, q := range shapes {
-			if vectorKey(q) == vectorKey(p.requests) && count[vectorKey(q)] < 2 {
-				continue // p itself
+	var alone []resources.Vector
+	for k, p := range shapes.shapes {
+		lone := true
+		for j, q := range shapes.shapes {
+			if j == k && shapes.counts[k] < 2 {
+				continue // a pod cannot share with itself
 			}
-			if shares(p.requests, q) {
-				alone = false
+			if shares(p, q) {
+				lone = false
 				break
 			}
 		}
-		if !alone {
+		if lone {
+			alone = append(alone, p)
+		}
+	}
+	if len(alone) == 0 {
+		return 0
+	}
+	total := 0.0
+	for _, p := range pods {
+		if !slices.ContainsFunc(alone, func(v resources.Vector) bool { return slices.Equal(v, p.requests) }) {
 			continue
 		}
 		cheapest := math.Inf(1)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -17,13 +18,20 @@ import (
 
 // TestLowerBoundIsTrue compares the lower bound with the exact optimum, found by trying every
 // partition of the pods into nodes, on hundreds of small random inputs: the bound never
-// exceeds the optimum, and the plan never beats it.
+// exceeds the optimum, and the plan never beats it. Past seed 400 the pods also carry labels
+// and rules over them (from a second generator, so the first 400 inputs stay as they were):
+// required hostname anti-affinity, which the optimum honours, selecting the pod's own label or
+// another, so that some pods repel each other, some repel pods that do not repel them back and
+// some repel none; and hostname spreads, which the optimum ignores (it is then a relaxation,
+// below the true optimum, and the bound must stay below it all the same).
 func TestLowerBoundIsTrue(t *testing.T) {
 	cpus := []string{"100m", "250m", "500m", "1", "1500m", "3"}
 	mems := []string{"64Mi", "256Mi", "1Gi", "3Gi", "6Gi"}
+	apps := []string{"", "a", "b"}
 	tight, compared, ratios := 0, 0, 0.0
-	for seed := int64(1); seed <= 400; seed++ {
+	for seed := int64(1); seed <= 800; seed++ {
 		r := rand.New(rand.NewSource(seed))
+		rules := rand.New(rand.NewSource(-seed))
 		var types []*instancetype.InstanceType
 		for i := range 2 + r.Intn(4) {
 			cpu, mem := []string{"1", "2", "4", "8"}[r.Intn(4)], []string{"512Mi", "2Gi", "4Gi", "8Gi", "16Gi"}[r.Intn(5)]
@@ -31,7 +39,19 @@ func TestLowerBoundIsTrue(t *testing.T) {
 		}
 		var pods []*corev1.Pod
 		for i := range 1 + r.Intn(7) {
-			pods = append(pods, tb.Pod(fmt.Sprintf("p%d", i)).CPU(cpus[r.Intn(len(cpus))]).Memory(mems[r.Intn(len(mems))]).Obj())
+			b := tb.Pod(fmt.Sprintf("p%d", i)).CPU(cpus[r.Intn(len(cpus))]).Memory(mems[r.Intn(len(mems))])
+			if seed > 400 {
+				if app := apps[rules.Intn(len(apps))]; app != "" {
+					b.Label("app", app)
+				}
+				switch rules.Intn(4) {
+				case 0, 1:
+					b.AntiAffinity(hostKey, map[string]string{"app": apps[1+rules.Intn(2)]})
+				case 2:
+					b.SpreadSelecting(hostKey, 1, corev1.DoNotSchedule, map[string]string{"app": apps[1+rules.Intn(2)]})
+				}
+			}
+			pods = append(pods, b.Obj())
 		}
 		plan, err := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: pools(tb.NodePool("default", types...).Obj()), Options: scheduling.Options{NodeCost: -1}})
 		require.NoError(t, err)
@@ -52,8 +72,9 @@ func TestLowerBoundIsTrue(t *testing.T) {
 	t.Logf("%d inputs: the bound is on average %.0f%% of the optimum, within 80%% of it on %d", compared, 100*ratios/float64(compared), tight)
 }
 
-// exactOptimum is the cheapest way to put the placed pods on nodes: every partition of them,
-// each block on the cheapest type it fits (requests and pod slots within allocatable).
+// exactOptimum is the cheapest way to put the placed pods on nodes: every partition of them
+// with no pod in a block that another's required hostname anti-affinity selects, each block on
+// the cheapest type it fits (requests and pod slots within allocatable).
 func exactOptimum(types []*instancetype.InstanceType, pods []*corev1.Pod, plan scheduling.Plan) float64 {
 	placed := map[string]bool{}
 	for _, nc := range plan.NodeClaims {
@@ -63,11 +84,31 @@ func exactOptimum(types []*instancetype.InstanceType, pods []*corev1.Pod, plan s
 	}
 	var lists []corev1.ResourceList
 	var reqs []corev1.ResourceList
+	var kept []*corev1.Pod
 	for _, p := range pods {
 		if placed["default/"+p.Name] {
 			l := p.Spec.Containers[0].Resources.Requests.DeepCopy()
 			reqs = append(reqs, l)
 			lists = append(lists, l)
+			kept = append(kept, p)
+		}
+	}
+	// repels[i][j]: pod i's required hostname anti-affinity selects pod j.
+	repels := make([][]bool, len(kept))
+	for i, p := range kept {
+		repels[i] = make([]bool, len(kept))
+		if p.Spec.Affinity == nil || p.Spec.Affinity.PodAntiAffinity == nil {
+			continue
+		}
+		for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if term.TopologyKey != hostKey {
+				continue
+			}
+			for j, q := range kept {
+				if j != i && labels.SelectorFromSet(term.LabelSelector.MatchLabels).Matches(labels.Set(q.Labels)) {
+					repels[i][j] = true
+				}
+			}
 		}
 	}
 	for _, it := range types {
@@ -80,6 +121,13 @@ func exactOptimum(types []*instancetype.InstanceType, pods []*corev1.Pod, plan s
 		vecs[i][resources.Pods] = 1000
 	}
 	blockCost := func(block []int) float64 {
+		for _, i := range block {
+			for _, j := range block {
+				if repels[i][j] {
+					return math.Inf(1)
+				}
+			}
+		}
 		sum := make(resources.Vector, dims.Len())
 		for _, i := range block {
 			sum.Add(vecs[i])
