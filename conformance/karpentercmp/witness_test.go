@@ -18,7 +18,8 @@ import (
 // the packing valid with kube-scheduler's plugins. A valid plan costs at least the optimum, so
 // it checks the lower bound on a real-sized input (bound ≤ witness, which the exhaustive
 // TestLowerBoundIsTrue cannot reach) and shows how close the bound is (witness ≤ 1.10 × bound):
-// what separates the solver's plan from the bound beyond that is the plan's, not the bound's.
+// what separates the solver's plan from the bound beyond that is the plan's, not the bound's,
+// and the plan must stay within 1.15 × the bound.
 func TestDiverseBoundIsClose(t *testing.T) {
 	for _, n := range []int{1000, 5000} {
 		if testing.Short() && n > 1000 {
@@ -47,6 +48,9 @@ func TestDiverseBoundIsClose(t *testing.T) {
 			}
 			if cost > 1.10*bound {
 				t.Errorf("a valid plan costs $%.2f/h, %.3f × the bound $%.2f/h: the bound is loose here", cost, cost/bound, bound)
+			}
+			if got := plan.Summary.HourlyCost; got > 1.15*bound {
+				t.Errorf("the plan costs $%.2f/h, %.3f × the bound $%.2f/h (a valid packing costs $%.2f/h)", got, got/bound, bound, cost)
 			}
 		})
 	}
