@@ -28,7 +28,7 @@ func (d *decider) multiNode() error {
 			return false
 		}
 		tried[key] = true
-		if d.setBound(set, d.roomIndex().without(set), need{}, len(set) == 1, priceOf(set)) != "" {
+		if d.multiNodeBound(set) != "" {
 			return false
 		}
 		o, why := d.consolidate(d.sim.cluster, set)
@@ -97,21 +97,16 @@ func (d *decider) grow(list []*nodeState, best **outcome) error {
 		current := *best
 		// A sound bound skips additions that cannot save more than the current set: the pods
 		// of the set and of the added node that fit on no staying node need new nodes.
-		rooms := d.roomIndex().without(set)
-		var extra need
-		for _, c := range set {
-			extra = extra.add(homeless(c, rooms, nil))
-		}
+		rooms, extra := d.growRooms(set)
 		floor := 0.0
 		if current != nil {
 			floor = savings(current)
 		}
 		results, _, first, err := firstSuccess(d.sim, len(rest), func(cluster *scheduling.Cluster, i int) (*outcome, bool) {
-			grown := append(append(make([]*nodeState, 0, len(set)+1), set...), rest[i])
-			price := priceOf(grown)
-			if d.setBound(grown[len(set):], rooms, extra, len(grown) == 1, math.Min(price, price-floor+3*priceEpsilon)) != "" {
+			if d.growBound(set, rest[i], rooms, extra, floor) != "" {
 				return nil, false
 			}
+			grown := append(append(make([]*nodeState, 0, len(set)+1), set...), rest[i])
 			o, why := d.consolidate(cluster, grown)
 			return o, why == "" && better(o, current)
 		})
