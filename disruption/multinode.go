@@ -53,9 +53,7 @@ func (d *decider) multiNode() error {
 			}
 		}
 	}
-	if err := d.grow(list, &best); err != nil {
-		return err
-	}
+	d.grow(list, &best)
 	if best == nil || len(best.cands) < 2 {
 		return nil
 	}
@@ -79,11 +77,11 @@ func (d *decider) multiNode() error {
 // grow adds to the best set, one at a time in rank order, each other candidate among the
 // first MaxMultiNodeCandidates whose addition is a valid consolidation saving more. The additions are simulated in parallel
 // until the first that succeeds, which then becomes the set the next ones are added to.
-func (d *decider) grow(list []*nodeState, best **outcome) error {
+func (d *decider) grow(list []*nodeState, best **outcome) {
 	var set []*nodeState
 	if *best != nil {
 		if len(list) <= len((*best).cands) || len((*best).cands) >= MaxMultiNodeCandidates {
-			return nil
+			return
 		}
 		set = (*best).cands
 	}
@@ -102,7 +100,7 @@ func (d *decider) grow(list []*nodeState, best **outcome) error {
 		if current != nil {
 			floor = savings(current)
 		}
-		results, _, first, err := firstSuccess(d.sim, len(rest), func(cluster *scheduling.Cluster, i int) (*outcome, bool) {
+		results, _, first := firstSuccess(d.sim, len(rest), func(cluster *scheduling.Cluster, i int) (*outcome, bool) {
 			if d.growBound(set, rest[i], rooms, extra, floor) != "" {
 				return nil, false
 			}
@@ -110,17 +108,13 @@ func (d *decider) grow(list []*nodeState, best **outcome) error {
 			o, why := d.consolidate(cluster, grown)
 			return o, why == "" && better(o, current)
 		})
-		if err != nil {
-			return err
-		}
 		if first < 0 {
-			return nil
+			return
 		}
 		*best = results[first]
 		set = (*best).cands
 		rest = rest[first+1:]
 	}
-	return nil
 }
 
 // better reports whether a is a better consolidation than b: more savings, then more nodes
