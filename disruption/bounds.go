@@ -291,14 +291,10 @@ func (ix *offerIndex) lower(n need, oneNode bool) float64 {
 // of new nodes; oneNode is set when a single node is removed, whose pods that fit on no other
 // node must then all go to one new node (a node is replaced by one node at most).
 func (d *decider) setBound(set []*nodeState, rooms *roomIndex, extra need, oneNode bool, limit float64) string {
-	n := extra
-	for _, c := range set {
-		n = n.add(homeless(c, rooms, c))
-	}
+	n, lower := d.newNodesLower(set, rooms, extra, oneNode)
 	if n.total == (vec{}) {
 		return ""
 	}
-	lower := d.offers.lower(n, oneNode)
 	switch {
 	case math.IsInf(lower, 1):
 		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and no instance type of the NodePools has room for it", describeVec(n.total))
@@ -306,6 +302,43 @@ func (d *decider) setBound(set []*nodeState, rooms *roomIndex, extra need, oneNo
 		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and new capacity for it costs at least $%.4f/h, not less than $%.4f/h", describeVec(n.total), lower, limit)
 	}
 	return ""
+}
+
+// newNodesLower is what the pods of set that fit on no node of rooms (but their own), with
+// extra, ask of new nodes, and a lower bound on what any new nodes holding them cost (0 when
+// they ask nothing). oneNode is as for setBound.
+func (d *decider) newNodesLower(set []*nodeState, rooms *roomIndex, extra need, oneNode bool) (need, float64) {
+	n := extra
+	for _, c := range set {
+		n = n.add(homeless(c, rooms, c))
+	}
+	return n, d.offers.lower(n, oneNode)
+}
+
+// multiNodeBound says why removing set, several nodes whose pods may only move to the nodes
+// that stay, cannot be a consolidation ("" when a simulation is needed).
+func (d *decider) multiNodeBound(set []*nodeState) string {
+	return d.setBound(set, d.roomIndex().without(set), need{}, len(set) == 1, priceOf(set))
+}
+
+// growRooms is what grow's bounds start from when it adds nodes to set: the room of the nodes
+// that stay, and what the pods of set that fit on none of them ask of new nodes.
+func (d *decider) growRooms(set []*nodeState) (*roomIndex, need) {
+	rooms := d.roomIndex().without(set)
+	var extra need
+	for _, c := range set {
+		extra = extra.add(homeless(c, rooms, nil))
+	}
+	return rooms, extra
+}
+
+// growBound says why adding c to set cannot make a consolidation saving more than floor (the
+// savings of set's own), given growRooms(set); "" when a simulation is needed. better takes
+// a set saving within priceEpsilon of floor when it removes more nodes, so the limit leaves
+// room for that and for float noise.
+func (d *decider) growBound(set []*nodeState, c *nodeState, rooms *roomIndex, extra need, floor float64) string {
+	price := priceOf(set) + c.price
+	return d.setBound([]*nodeState{c}, rooms, extra, len(set) == 0, math.Min(price, price-floor+3*priceEpsilon))
 }
 
 // singleNodeBound says why no single-node consolidation of c can succeed, or "" when a

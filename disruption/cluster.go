@@ -1,8 +1,6 @@
 package disruption
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -13,18 +11,13 @@ import (
 // disrupted) to place, and committed to after each command, so later commands see earlier
 // ones.
 type simulator struct {
-	// base is the input the cluster was prepared from; workers prepare their own copies of it
-	// while nothing is committed.
-	base    scheduling.Input
 	cluster *scheduling.Cluster
 	// pending counts the cluster's pending pods: the first entries of every plan's Placements.
 	pending int
 	// replacements are the new nodes of earlier commands: they count for spread and affinity
 	// but take no pods, so every command stands on its own (a replacement may fail to launch).
 	replacements []string
-	// committed is set once a command was applied: base no longer describes the cluster.
-	committed bool
-	// workers are clusters prepared from base for parallel simulations, kept for reuse.
+	// workers are clones of cluster for parallel simulations, kept until a command is applied.
 	workers []*scheduling.Cluster
 }
 
@@ -75,25 +68,19 @@ func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.P
 	if err != nil {
 		return nil, err
 	}
-	return &simulator{base: base, cluster: cluster, pending: len(pods)}, nil
+	return &simulator{cluster: cluster, pending: len(pods)}, nil
 }
 
-// worker returns the i-th extra cluster equal to the simulator's, for parallel simulations
-// while nothing is committed: a Cluster is not safe for concurrent use, so each worker has its
-// own, prepared from the same input. Workers must call it with distinct i; the slice is sized
-// before they start.
-func (s *simulator) worker(i int) (*scheduling.Cluster, error) {
-	if s.committed {
-		return nil, fmt.Errorf("internal: a worker cluster is used after a command was committed")
+// workerClusters returns n clusters equal to the simulator's, one for each extra worker of
+// parallel simulations: a Cluster is not safe for concurrent use. They are clones, which share
+// the cluster's precomputation, made on the calling goroutine before the workers start
+// (cloning reads the cluster, which the first worker then uses), and kept until a command is
+// applied.
+func (s *simulator) workerClusters(n int) []*scheduling.Cluster {
+	for len(s.workers) < n {
+		s.workers = append(s.workers, s.cluster.Clone())
 	}
-	if s.workers[i] == nil {
-		c, err := scheduling.Prepare(s.base)
-		if err != nil {
-			return nil, err
-		}
-		s.workers[i] = c
-	}
-	return s.workers[i], nil
+	return s.workers[:n]
 }
 
 // change is the what-if of removing the candidates while the nodes to avoid (and earlier

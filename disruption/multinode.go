@@ -28,7 +28,7 @@ func (d *decider) multiNode() error {
 			return false
 		}
 		tried[key] = true
-		if d.setBound(set, d.roomIndex().without(set), need{}, len(set) == 1, priceOf(set)) != "" {
+		if d.multiNodeBound(set) != "" {
 			return false
 		}
 		o, why := d.consolidate(d.sim.cluster, set)
@@ -53,9 +53,7 @@ func (d *decider) multiNode() error {
 			}
 		}
 	}
-	if err := d.grow(list, &best); err != nil {
-		return err
-	}
+	d.grow(list, &best)
 	if best == nil || len(best.cands) < 2 {
 		return nil
 	}
@@ -79,11 +77,11 @@ func (d *decider) multiNode() error {
 // grow adds to the best set, one at a time in rank order, each other candidate among the
 // first MaxMultiNodeCandidates whose addition is a valid consolidation saving more. The additions are simulated in parallel
 // until the first that succeeds, which then becomes the set the next ones are added to.
-func (d *decider) grow(list []*nodeState, best **outcome) error {
+func (d *decider) grow(list []*nodeState, best **outcome) {
 	var set []*nodeState
 	if *best != nil {
 		if len(list) <= len((*best).cands) || len((*best).cands) >= MaxMultiNodeCandidates {
-			return nil
+			return
 		}
 		set = (*best).cands
 	}
@@ -97,35 +95,26 @@ func (d *decider) grow(list []*nodeState, best **outcome) error {
 		current := *best
 		// A sound bound skips additions that cannot save more than the current set: the pods
 		// of the set and of the added node that fit on no staying node need new nodes.
-		rooms := d.roomIndex().without(set)
-		var extra need
-		for _, c := range set {
-			extra = extra.add(homeless(c, rooms, nil))
-		}
+		rooms, extra := d.growRooms(set)
 		floor := 0.0
 		if current != nil {
 			floor = savings(current)
 		}
-		results, _, first, err := firstSuccess(d.sim, len(rest), func(cluster *scheduling.Cluster, i int) (*outcome, bool) {
-			grown := append(append(make([]*nodeState, 0, len(set)+1), set...), rest[i])
-			price := priceOf(grown)
-			if d.setBound(grown[len(set):], rooms, extra, len(grown) == 1, math.Min(price, price-floor+3*priceEpsilon)) != "" {
+		results, _, first := firstSuccess(d.sim, len(rest), func(cluster *scheduling.Cluster, i int) (*outcome, bool) {
+			if d.growBound(set, rest[i], rooms, extra, floor) != "" {
 				return nil, false
 			}
+			grown := append(append(make([]*nodeState, 0, len(set)+1), set...), rest[i])
 			o, why := d.consolidate(cluster, grown)
 			return o, why == "" && better(o, current)
 		})
-		if err != nil {
-			return err
-		}
 		if first < 0 {
-			return nil
+			return
 		}
 		*best = results[first]
 		set = (*best).cands
 		rest = rest[first+1:]
 	}
-	return nil
 }
 
 // better reports whether a is a better consolidation than b: more savings, then more nodes

@@ -9,49 +9,39 @@ import (
 )
 
 // firstSuccess evaluates items in order until one succeeds, on up to GOMAXPROCS workers:
-// the simulator's cluster and, while nothing is committed, clusters prepared alike for the
-// other workers. It returns every result up to and including the first success (later ones
-// may be nil) and that index, or -1. Which items are evaluated past the first success may
-// depend on timing; the results up to it do not, so the decision is the same whatever
-// GOMAXPROCS is.
-func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int) (R, bool)) ([]R, []bool, int, error) {
+// the simulator's cluster and clones of it for the other workers. It returns every result up
+// to and including the first success (later ones may be nil) and that index, or -1. Which
+// items are evaluated past the first success may depend on timing; the results up to it do
+// not, so the decision is the same whatever GOMAXPROCS is.
+func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int) (R, bool)) ([]R, []bool, int) {
 	results := make([]R, n)
 	done := make([]bool, n)
 	if n == 0 {
-		return results, done, -1, nil
+		return results, done, -1
 	}
 	// The first item alone: when it succeeds (often, on a loose cluster), no worker is needed.
-	if r, ok := eval(s.cluster, 0); ok {
-		results[0], done[0] = r, true
-		return results, done, 0, nil
-	} else {
-		results[0], done[0] = r, true
+	r, ok := eval(s.cluster, 0)
+	results[0], done[0] = r, true
+	if ok {
+		return results, done, 0
 	}
 	workers := min(runtime.GOMAXPROCS(0), n-1)
-	if s.committed || workers < 2 {
+	if workers < 2 {
 		for i := 1; i < n; i++ {
 			r, ok := eval(s.cluster, i)
 			results[i], done[i] = r, true
 			if ok {
-				return results, done, i, nil
+				return results, done, i
 			}
 		}
-		return results, done, -1, nil
+		return results, done, -1
 	}
 	var (
 		next   atomic.Int64
 		best   atomic.Int64 // lowest successful index, n when none yet
 		wg     sync.WaitGroup
-		errs   = make([]error, workers)
-		worker = func(w int, cluster *scheduling.Cluster) {
+		worker = func(cluster *scheduling.Cluster) {
 			defer wg.Done()
-			if cluster == nil {
-				var err error
-				if cluster, err = s.worker(w - 1); err != nil {
-					errs[w] = err
-					return
-				}
-			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n || int64(i) > best.Load() {
@@ -70,25 +60,17 @@ func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int
 			}
 		}
 	)
-	for len(s.workers) < workers-1 {
-		s.workers = append(s.workers, nil)
-	}
 	next.Store(1)
 	best.Store(int64(n))
 	wg.Add(workers)
-	for w := 1; w < workers; w++ {
-		go worker(w, nil)
+	for _, cluster := range s.workerClusters(workers - 1) {
+		go worker(cluster)
 	}
-	worker(0, s.cluster)
+	worker(s.cluster)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, -1, err
-		}
-	}
 	first := int(best.Load())
 	if first == n {
 		first = -1
 	}
-	return results, done, first, nil
+	return results, done, first
 }

@@ -115,7 +115,7 @@ func (d *decider) commit(o *outcome) error {
 	if err := d.sim.cluster.Apply(scheduling.Change{RemoveNodes: o.change.RemoveNodes}, kept); err != nil {
 		return fmt.Errorf("internal: committing %s: %w", namesKey(o.cands), err)
 	}
-	d.sim.committed = true
+	d.sim.workers = nil // clones of the cluster as it was
 	replacement := map[int]bool{}
 	for i, nc := range o.plan.NodeClaims {
 		for _, r := range o.replacements {

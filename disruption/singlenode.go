@@ -30,13 +30,10 @@ func (d *decider) singleNode() error {
 		o   *outcome
 		why string
 	}
-	results, done, first, err := firstSuccess(d.sim, len(simulated), func(cluster *scheduling.Cluster, k int) (result, bool) {
+	results, done, first := firstSuccess(d.sim, len(simulated), func(cluster *scheduling.Cluster, k int) (result, bool) {
 		o, why := d.consolidate(cluster, []*nodeState{cands[simulated[k]]})
 		return result{o, why}, why == ""
 	})
-	if err != nil {
-		return err
-	}
 	winner := -1
 	if first >= 0 {
 		winner = simulated[first]

@@ -1,0 +1,44 @@
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
+
+// Clone returns a Cluster equal to c, for another goroutine: it plans exactly as c does, and
+// c and the clone may then Simulate and Apply concurrently, each on its own goroutine,
+// without either seeing the other's changes. Clone itself must not run concurrently with a
+// use of c.
+//
+// It costs next to nothing, where Prepare converts every node and pod again: the clone
+// shares what no solve modifies (the input's objects, the NodePools' instance-type options,
+// the DaemonSets, the dimensions and the existing nodes' conversions, which a solve copies
+// before use) and owns what solves write, the memos: each NodePool's compatible types, the
+// running pods' requests and the narrowed NodePools (cloned alike, so the clone does not
+// prepare them again).
+func (c *Cluster) Clone() *Cluster {
+	out := &Cluster{in: c.in, prep: c.prep.clone()}
+	if len(c.narrowed) > 0 {
+		out.narrowed = make(map[string]*prepared, len(c.narrowed))
+		for key, prep := range c.narrowed {
+			out.narrowed[key] = prep.clone()
+		}
+	}
+	return out
+}
+
+// clone copies prep with memos of its own: the pools' compatible types and the running
+// pods' requests start empty (a memo's content never changes a plan), while everything
+// solves only read stays shared.
+func (prep *prepared) clone() *prepared {
+	next := *prep
+	next.runningRequests = map[*corev1.Pod]resources.Vector{}
+	next.pools = make([]*poolState, len(prep.pools))
+	for i, p := range prep.pools {
+		cp := *p
+		cp.compatible = map[string][]*typeOption{}
+		next.pools[i] = &cp
+	}
+	return &next
+}
