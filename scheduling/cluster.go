@@ -129,12 +129,13 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 	if prep, ok := c.narrowed[key]; ok {
 		return prep, pools, nil
 	}
-	in := c.in
-	in.NodePools = pools
-	prep, err := prepare(in)
+	// Only the NodePools change: the dimensions, DaemonSets and node conversions are the
+	// cluster's own (requirements bring no resource), so the narrowing converts no node again.
+	narrowed, err := newPools(pools, c.prep.dims, c.prep.daemons)
 	if err != nil {
 		return nil, nil, err
 	}
+	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing}
 	if c.narrowed == nil {
 		c.narrowed = map[string]*prepared{}
 	}
