@@ -1,6 +1,10 @@
 package scheduling
 
-import "github.com/nodeplan/nodeplan/internal/resources"
+import (
+	"slices"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
 
 // A pod first looks for a planned node it fits at the node's current price, and only then for
 // one it makes grow. First fit with growth alone leaves the room of nodes that opened for one
@@ -48,7 +52,7 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 			s.refused[i] = s.attempt
 			return false
 		}
-		if choice, ok := cheapestChoice(c.options, c.reqs); !ok || choice.offering.Price > n.price {
+		if !keepsPrice(n, c) {
 			return false
 		}
 		s.commitNewNode(n, p, c)
@@ -71,4 +75,26 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 // refusedNow reports whether placeSnug found, in this attempt, that p cannot join node i.
 func (s *solver) refusedNow(i int) bool {
 	return i < len(s.refused) && s.refused[i] == s.attempt
+}
+
+// keepsPrice reports whether node n, narrowed to candidate c, still launches at its price: one
+// of its cheapest options is left with an offering at that price. Only the options at the
+// node's price are looked at, not every option's offerings.
+func keepsPrice(n *newNode, c candidate) bool {
+	sameReqs := len(c.reqs) == len(n.reqs) && sameRequirements(c.reqs, n.reqs)
+	for i, t := range n.byPrice {
+		if n.byPriceVal[i] > n.price {
+			break
+		}
+		if !slices.Contains(c.options, t) {
+			continue
+		}
+		if sameReqs {
+			return true
+		}
+		if price := cheapestPrice(t, c.reqs); price >= 0 && price <= n.price {
+			return true
+		}
+	}
+	return false
 }
