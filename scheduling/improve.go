@@ -116,9 +116,12 @@ type podClass struct {
 func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	pool := nodes[0].pool
 	reqs := withoutHostname(nodes[0].reqs)
+	// Repacks run at once: each compiles its filters in buffers of its own.
+	var scratch filterScratch
 	var types []*typeOption
+	f := pool.typeIndex.compile(reqs, &scratch)
 	for _, t := range pool.types {
-		if typeAllows(t, reqs) {
+		if f.allows(t) {
 			types = append(types, t)
 		}
 	}
@@ -127,7 +130,7 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	}
 	prices := make([]float64, len(types))
 	for i, t := range types {
-		prices[i] = cheapestPrice(t, reqs)
+		prices[i] = t.offerings[f.cheapestOffering(t)].Price
 	}
 	classes := map[string]*podClass{}
 	remaining := make(resources.Vector, s.dims.Len())
@@ -174,7 +177,7 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 			}
 		}
 		binReqs := binRequirements(pool, reqs, binPods)
-		options := fittingTypes(types, used, binReqs)
+		options := fittingTypes(pool, types, used, binReqs, &scratch)
 		cheapest, found := cheapestChoice(options, binReqs)
 		if !found {
 			return nil
@@ -354,10 +357,12 @@ func balanceScore(requests, used, room resources.Vector) float64 {
 	return score
 }
 
-func fittingTypes(types []*typeOption, used resources.Vector, reqs requirements.Requirements) []*typeOption {
+// fittingTypes returns the types (of pool) whose room holds used and that can meet reqs.
+func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *filterScratch) []*typeOption {
 	var out []*typeOption
+	f := pool.typeIndex.compile(reqs, scratch)
 	for _, t := range types {
-		if used.Fits(t.room) && typeAllows(t, reqs) {
+		if used.Fits(t.room) && f.allows(t) {
 			out = append(out, t)
 		}
 	}

@@ -3,7 +3,6 @@ package scheduling
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
@@ -117,6 +116,11 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 // A narrowed list is written into dst when it has room (dst must not share from's array),
 // else into a new array; an unchanged list is from itself.
 func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*typeOption {
+	// The requirement test is compiled once for all options (see typeIndex).
+	var f typeFilter
+	if reqsChanged {
+		f = pool.typeIndex.compile(reqs, &pool.filters)
+	}
 	keep := func(t *typeOption) bool {
 		if !resources.FitsSum(used, p.requests, t.room) {
 			return false
@@ -124,7 +128,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 		if !attachFits(t, attach, p.volumes.Claims) {
 			return false
 		}
-		if reqsChanged && !typeAllows(t, reqs) {
+		if reqsChanged && !f.allows(t) {
 			return false
 		}
 		return pool.fitsLimitsWith(t.capacity, reserved)
@@ -163,15 +167,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 // typeAllows reports whether a node of type t can meet reqs: its labels agree and it has an
 // available offering in an allowed zone and capacity type.
 func typeAllows(t *typeOption, reqs requirements.Requirements) bool {
-	if t.reqs.Conflict(reqs) != "" {
-		return false
-	}
-	for _, o := range t.offerings {
-		if instancetype.OfferingAllowed(o, reqs) {
-			return true
-		}
-	}
-	return false
+	return t.reqs.Conflict(reqs) == "" && anyOfferingAllowed(t, reqs)
 }
 
 // tryNewNode checks whether pod p can join node n; on success it returns the state to commit.

@@ -33,16 +33,25 @@ func cheapestChoice(options []*typeOption, reqs requirements.Requirements) (choi
 func cheapestChoiceWithin(options []*typeOption, reqs requirements.Requirements, reservationsLeft map[string]int) (choice, bool) {
 	var best choice
 	found := false
+	if len(options) == 0 {
+		return best, false
+	}
+	f := offeringFilter(options[0].ix, reqs)
 	for _, t := range options {
-		for _, o := range t.offerings {
-			if !instancetype.OfferingAllowed(o, reqs) {
+		first := f.cheapestOffering(t)
+		if first < 0 {
+			continue
+		}
+		for i := first; i < len(t.offerings); i++ {
+			o := &t.offerings[i]
+			if i > first && !f.offeringAllowed(t, i) {
 				continue
 			}
 			if o.ReservationID != "" && reservationsLeft != nil && reservationsLeft[o.ReservationID] <= 0 {
 				continue
 			}
-			if !found || o.Price < best.offering.Price || (o.Price == best.offering.Price && choiceTieLess(t, o, best)) {
-				best, found = choice{option: t, offering: o}, true
+			if !found || o.Price < best.offering.Price || (o.Price == best.offering.Price && choiceTieLess(t, *o, best)) {
+				best, found = choice{option: t, offering: *o}, true
 			}
 			break // offerings are sorted by price; the first allowed is the type's cheapest
 		}
@@ -62,10 +71,8 @@ func choiceTieLess(t *typeOption, o instancetype.Offering, best choice) bool {
 
 // cheapestPrice is the price of the cheapest offering of t allowed by reqs, or -1.
 func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
-	for _, o := range t.offerings {
-		if instancetype.OfferingAllowed(o, reqs) {
-			return o.Price
-		}
+	if i := cheapestOfferingScan(t, reqs); i >= 0 {
+		return t.offerings[i].Price
 	}
 	return -1
 }

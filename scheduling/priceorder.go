@@ -61,9 +61,10 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 			price float64
 		}
 		all := make([]priced, 0, len(n.options))
+		f := offeringFilter(n.pool.typeIndex, n.reqs)
 		for _, t := range n.options {
-			if p := cheapestPrice(t, n.reqs); p >= 0 {
-				all = append(all, priced{t, p})
+			if i := f.cheapestOffering(t); i >= 0 {
+				all = append(all, priced{t, t.offerings[i].Price})
 			}
 		}
 		sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
@@ -90,8 +91,9 @@ func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) [
 		return cached
 	}
 	var out []*typeOption
+	f := pool.typeIndex.compile(reqs, &pool.filters)
 	for _, t := range pool.types {
-		if typeAllows(t, reqs) {
+		if f.allows(t) {
 			out = append(out, t)
 		}
 	}
