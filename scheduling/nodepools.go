@@ -203,6 +203,7 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (
 		}
 		return p.types[i].it.Name < p.types[j].it.Name
 	})
+	p.types = packTypes(p.types, dims.Len())
 	for i, t := range p.types {
 		t.index = i
 	}
@@ -268,6 +269,23 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 		offerings: offerings,
 		cheapest:  offerings[0].Price,
 	}
+}
+
+// packTypes moves the types, and their rooms, into one array each, in order: the solver scans
+// every option's room for every pod it places, and contiguous rooms keep that scan in cache
+// rather than chasing a pointer per type.
+func packTypes(types []*typeOption, dims int) []*typeOption {
+	block := make([]typeOption, len(types))
+	rooms := make(resources.Vector, len(types)*dims)
+	out := make([]*typeOption, len(types))
+	for i, t := range types {
+		block[i] = *t
+		room := rooms[i*dims : (i+1)*dims : (i+1)*dims]
+		copy(room, t.room)
+		block[i].room = room
+		out[i] = &block[i]
+	}
+	return out
 }
 
 // compatibleTypes returns the pool's types that can meet reqs (the hostname aside), memoised:
