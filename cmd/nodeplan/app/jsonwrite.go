@@ -106,6 +106,10 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 						if i > 0 {
 							buf.WriteByte(',')
 						}
+						if data, ok := appendNodeClaim(buf.AvailableBuffer(), &claims[i]); ok {
+							buf.Write(data)
+							continue
+						}
 						if errs[b] = enc.Encode(claims[i]); errs[b] != nil {
 							break
 						}
