@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -137,7 +136,7 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	count := 0
 	for _, n := range nodes {
 		for _, p := range n.pods {
-			k := vectorKey(p.requests)
+			k := p.requestsKey
 			c := classes[k]
 			if c == nil {
 				c = &podClass{key: k, requests: p.requests}
@@ -435,13 +434,15 @@ func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, r
 	return out
 }
 
+// vectorKey identifies a vector's content, as map key.
 func vectorKey(v resources.Vector) string {
-	var b strings.Builder
+	var buf [64]byte
+	b := buf[:0]
 	for _, x := range v {
-		b.WriteString(strconv.FormatInt(x, 36))
-		b.WriteByte(',')
+		b = strconv.AppendInt(b, x, 36)
+		b = append(b, ',')
 	}
-	return b.String()
+	return string(b)
 }
 
 // cheaper reports whether the new bins cost strictly less than the old nodes, each node's

@@ -192,7 +192,7 @@ func coverBound(types []*typeOption, prices []float64, pods []*podInfo, demand r
 	if shapes != nil && len(shapes) <= maxThresholdShapes {
 		weight := map[string]int64{}
 		for _, p := range pods {
-			weight[vectorKey(p.requests)]++
+			weight[p.requestsKey]++
 		}
 		for _, e := range []int{resources.CPU, resources.Memory} {
 			for _, v := range thresholds(shapes, e) {
@@ -328,7 +328,7 @@ func podShapes(pods []*podInfo) []resources.Vector {
 	seen := map[string]bool{}
 	var out []resources.Vector
 	for _, p := range pods {
-		k := vectorKey(p.requests)
+		k := p.requestsKey
 		if seen[k] {
 			continue
 		}
@@ -409,7 +409,11 @@ func (s *solver) aloneBound(pods []*podInfo) float64 {
 	}
 	count := map[string]int{}
 	for _, p := range pods {
-		count[vectorKey(p.requests)]++
+		count[p.requestsKey]++
+	}
+	shapeKeys := make([]string, len(shapes))
+	for i, q := range shapes {
+		shapeKeys[i] = vectorKey(q)
 	}
 	var types []*typeOption
 	for _, pool := range s.pools {
@@ -428,16 +432,22 @@ func (s *solver) aloneBound(pods []*podInfo) float64 {
 		return false
 	}
 	total := 0.0
+	// Whether a pod shares depends on its requests only: worked out once per shape.
+	aloneByShape := map[string]bool{}
 	for _, p := range pods {
-		alone := true
-		for _, q := range shapes {
-			if vectorKey(q) == vectorKey(p.requests) && count[vectorKey(q)] < 2 {
-				continue // p itself
+		alone, known := aloneByShape[p.requestsKey]
+		if !known {
+			alone = true
+			for i, q := range shapes {
+				if shapeKeys[i] == p.requestsKey && count[shapeKeys[i]] < 2 {
+					continue // p itself
+				}
+				if shares(p.requests, q) {
+					alone = false
+					break
+				}
 			}
-			if shares(p.requests, q) {
-				alone = false
-				break
-			}
+			aloneByShape[p.requestsKey] = alone
 		}
 		if !alone {
 			continue
