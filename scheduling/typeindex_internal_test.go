@@ -136,3 +136,44 @@ func TestTypeFilterAgreesWithTypeAllows(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTypesAllowed asks which of the us-west-2 catalog's types meet a node's requirements
+// (a zone and capacity type narrowed, an arch chosen), type by type and through the index.
+func BenchmarkTypesAllowed(b *testing.B) {
+	catalog, err := aws.Catalog("us-west-2")
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool, err := newPool(&nodepool.NodePool{Name: "default", InstanceTypes: catalog.InstanceTypes}, 0, resources.NewDims(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs := requirements.FromNodeSelectorRequirements(
+		corev1.NodeSelectorRequirement{Key: requirements.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"us-west-2a", "us-west-2b"}},
+		corev1.NodeSelectorRequirement{Key: requirements.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}},
+		corev1.NodeSelectorRequirement{Key: requirements.LabelArch, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}},
+	)
+	reqs.AddAll(pool.reqs)
+	b.Run("typeAllows", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			for _, t := range pool.types {
+				if typeAllows(t, reqs) {
+					n++
+				}
+			}
+		}
+	})
+	b.Run("typeFilter", func(b *testing.B) {
+		var scratch filterScratch
+		for b.Loop() {
+			n := 0
+			f := pool.typeIndex.compile(reqs, &scratch)
+			for _, t := range pool.types {
+				if f.allows(t) {
+					n++
+				}
+			}
+		}
+	})
+}
