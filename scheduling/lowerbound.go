@@ -564,12 +564,18 @@ func solveFluid(lp *lpWorkspace, types []*typeOption, prices []float64, demand r
 	if len(rows) == 0 || len(types) == 0 {
 		return fluid{}, false
 	}
-	cost, x, y, ok := lp.cover(prices, len(types), len(rows), func(j, r int) float64 {
+	cols, colPrices := lp.distinctColumns(types, prices, rows)
+	cost, kept, y, ok := lp.cover(colPrices, len(cols), len(rows), len(types)-len(cols), func(j, r int) float64 {
 		i := rows[r]
-		return float64(max(types[j].room[i], 0)) / float64(demand[i])
+		return float64(max(types[cols[j]].room[i], 0)) / float64(demand[i])
 	})
 	if !ok {
 		return fluid{}, false
+	}
+	x := grow(&lp.count, len(types))
+	clear(x)
+	for j, c := range cols {
+		x[c] = kept[j]
 	}
 	value := grow(&lp.value, len(demand))
 	clear(value)
@@ -595,7 +601,7 @@ func (f fluid) worth(v resources.Vector) float64 {
 // resource), columns many (one per instance type), so each pivot is cheap.
 // It returns the cost, the value of each column and the dual price of each row.
 func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, []float64, bool) {
-	return (&lpWorkspace{}).cover(prices, len(cols), m, func(j, r int) float64 { return cols[j][r] })
+	return (&lpWorkspace{}).cover(prices, len(cols), m, 0, func(j, r int) float64 { return cols[j][r] })
 }
 
 // lpWorkspace keeps the buffers of coverLP between solves: repacking solves one LP per bin,
@@ -607,7 +613,49 @@ type lpWorkspace struct {
 	tableau                   [][]float64
 	basis                     []int
 	phase1, cost, x, y, value []float64
+	// count, cols, colPrices and cheapestOfShape serve solveFluid.
+	count, colPrices []float64
+	cols             []int
+	cheapestOfShape  map[lpShape]float64
 }
+
+// distinctColumns returns the types the fluid LP needs as columns, in order, with their
+// prices: a type whose room on the demanded rows equals an earlier column's, at no lower a
+// price, is left out. Its column stays identical to the earlier one through every pivot, so
+// its reduced cost is never below the other's, and Bland's rule, taking the first improving
+// column, never lets it in: the LP pivots exactly as over all types, over a fraction of them
+// (catalogs sell the same shape in many families).
+func (lp *lpWorkspace) distinctColumns(types []*typeOption, prices []float64, rows []int) ([]int, []float64) {
+	cols, colPrices := lp.cols[:0], lp.colPrices[:0]
+	if len(rows) > len(lpShape{}) {
+		for j := range types {
+			cols = append(cols, j)
+		}
+		lp.cols = cols
+		return cols, prices
+	}
+	if lp.cheapestOfShape == nil {
+		lp.cheapestOfShape = map[lpShape]float64{}
+	}
+	clear(lp.cheapestOfShape)
+	for j, t := range types {
+		var shape lpShape
+		for r, i := range rows {
+			shape[r] = t.room[i]
+		}
+		if p, seen := lp.cheapestOfShape[shape]; seen && prices[j] >= p {
+			continue
+		}
+		lp.cheapestOfShape[shape] = prices[j]
+		cols = append(cols, j)
+		colPrices = append(colPrices, prices[j])
+	}
+	lp.cols, lp.colPrices = cols, colPrices
+	return cols, colPrices
+}
+
+// lpShape is a type's room on the rows of a fluid LP, for distinctColumns.
+type lpShape [4]int64
 
 // grow returns (*buf)[:n], reallocating when the buffer is too small.
 func grow[T any](buf *[]T, n int) []T {
@@ -619,7 +667,9 @@ func grow[T any](buf *[]T, n int) []T {
 
 // cover is coverLP over n columns whose entries col(j, r) gives; the returned slices are the
 // workspace's, valid until the next solve.
-func (lp *lpWorkspace) cover(prices []float64, n, m int, col func(j, r int) float64) (float64, []float64, []float64, bool) {
+// dropped is how many columns the caller left out as never entering (see solveFluid): the
+// iteration bounds stay those of the whole problem.
+func (lp *lpWorkspace) cover(prices []float64, n, m, dropped int, col func(j, r int) float64) (float64, []float64, []float64, bool) {
 	// Columns: n structural, m surplus, m artificial; then the right-hand side.
 	width := n + 2*m + 1
 	rhs := width - 1
@@ -644,7 +694,7 @@ func (lp *lpWorkspace) cover(prices []float64, n, m int, col func(j, r int) floa
 	for j := n + m; j < n+2*m; j++ {
 		phase1[j] = 1
 	}
-	if !simplex(t, basis, phase1, n+2*m) {
+	if !simplex(t, basis, phase1, n+2*m, 50*(n+dropped+3*m)) {
 		return 0, nil, nil, false
 	}
 	if objective(t, basis, phase1) > 1e-9 {
@@ -665,7 +715,7 @@ func (lp *lpWorkspace) cover(prices []float64, n, m int, col func(j, r int) floa
 			}
 		}
 	}
-	if !simplex(t, basis, cost, n+m) {
+	if !simplex(t, basis, cost, n+m, 50*(n+dropped+2*m)) {
 		return 0, nil, nil, false
 	}
 	x := grow(&lp.x, n)
@@ -697,11 +747,12 @@ func objective(t [][]float64, basis []int, cost []float64) float64 {
 	return v
 }
 
-// simplex minimises cost over the first `cols` columns; false when unbounded or stuck.
-func simplex(t [][]float64, basis []int, cost []float64, cols int) bool {
+// simplex minimises cost over the first `cols` columns; false when unbounded or stuck after
+// maxIter pivots.
+func simplex(t [][]float64, basis []int, cost []float64, cols, maxIter int) bool {
 	m := len(t)
 	rhs := len(t[0]) - 1
-	for iter := 0; iter < 50*(cols+m); iter++ {
+	for iter := 0; iter < maxIter; iter++ {
 		// Reduced costs: c_j - c_B B^-1 a_j; the tableau already holds B^-1 a_j.
 		enter := -1
 		for j := 0; j < cols; j++ {
