@@ -113,8 +113,12 @@ func (n *newNode) free(fixed float64) resources.Vector {
 	}
 	// growsWell with the current type's cost per copy worked out once, not once per type:
 	// this runs on every join, over every option.
+	// A room within what f already holds changes nothing and is not priced.
 	limit := growthSlack * copyCost(n.price+fixed, n.byPrice[0].room, n.used)
 	for i, t := range n.byPrice {
+		if t.room.Fits(f) {
+			continue
+		}
 		if price := n.byPriceVal[i]; price <= n.price || copyCost(price+fixed, t.room, n.used) <= limit {
 			f.Max(t.room)
 		}
