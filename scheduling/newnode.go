@@ -121,17 +121,30 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 	if reqsChanged {
 		f = pool.typeIndex.compile(reqs, &pool.filters)
 	}
-	keep := func(t *typeOption) bool {
-		if !resources.FitsSum(used, p.requests, t.room) {
-			return false
+	// resources.FitsSum(used, p.requests, room) with the sums made once, on the resources
+	// the pod asks for; volume and limit tests only when the pod or pool has them.
+	var dimsBuf [8]int
+	var needBuf [8]int64
+	dims, need := dimsBuf[:0], needBuf[:0]
+	for i, x := range p.requests {
+		if x != 0 {
+			dims, need = append(dims, i), append(need, used[i]+x)
 		}
-		if !attachFits(t, attach, p.volumes.Claims) {
+	}
+	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.remaining != nil
+	keep := func(t *typeOption) bool {
+		for k, d := range dims {
+			if need[k] > t.room[d] {
+				return false
+			}
+		}
+		if checkAttach && !attachFits(t, attach, p.volumes.Claims) {
 			return false
 		}
 		if reqsChanged && !f.allows(t) {
 			return false
 		}
-		return pool.fitsLimitsWith(t.capacity, reserved)
+		return !checkLimits || pool.fitsLimitsWith(t.capacity, reserved)
 	}
 	// Each option is judged once; the verdicts wait in a scratch buffer while the result's
 	// size is not known.
