@@ -66,7 +66,7 @@ func appendNodeClaim(b []byte, nc *scheduling.NodeClaim) ([]byte, bool) {
 // labels usually hold, is copied; anything else goes through encoding/json itself.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainJSON[s[i]] {
 			quoted, _ := json.Marshal(s) // a string always marshals
 			return append(b, quoted...)
 		}
@@ -75,6 +75,15 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// plainJSON marks the bytes encoding/json copies into a string as they are: printable ASCII
+// but for the quote, the backslash and the HTML characters it escapes.
+var plainJSON = func() (plain [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		plain[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return plain
+}()
 
 // appendJSONFloat appends a finite f as encoding/json writes a float64.
 func appendJSONFloat(b []byte, f float64) []byte {

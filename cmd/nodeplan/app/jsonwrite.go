@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -163,11 +164,24 @@ type indenter struct {
 }
 
 func (ind *indenter) newline() {
+	if ind.depth < len(newlines) {
+		ind.w.WriteString(newlines[ind.depth]) // one write per line, not one per level
+		return
+	}
 	ind.w.WriteByte('\n')
 	for range ind.depth {
 		ind.w.WriteString("  ")
 	}
 }
+
+// newlines[d] is a newline and the indentation of depth d.
+var newlines = func() []string {
+	out := make([]string, 16)
+	for d := range out {
+		out[d] = "\n" + strings.Repeat("  ", d)
+	}
+	return out
+}()
 
 func (ind *indenter) write(data []byte) {
 	for len(data) > 0 {
