@@ -350,6 +350,13 @@ func (r *Requirement) Intersects(other *Requirement) bool {
 	}
 }
 
+// Agrees reports whether a node can satisfy both requirements on their key: some value meets
+// both, or both only exclude (a node without the label satisfies them). Requirements.Conflict
+// is Agrees on every shared key; callers that index requirements by key use it directly.
+func (r *Requirement) Agrees(other *Requirement) bool {
+	return r.Intersects(other) || (r.isNegative() && other.isNegative())
+}
+
 // isNegative reports whether the requirement only says what a node must not carry (NotIn,
 // DoesNotExist); two such requirements agree even when their intersection is empty, since a
 // node without the label satisfies both. A bounded requirement is never negative: Gt and Lt

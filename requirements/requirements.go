@@ -100,14 +100,9 @@ func (rs Requirements) Conflict(other Requirements) string {
 		small, large = large, small
 	}
 	for key, a := range small {
-		b, ok := large[key]
-		if !ok || a.Intersects(b) {
-			continue
+		if b, ok := large[key]; ok && !a.Agrees(b) {
+			return key
 		}
-		if a.isNegative() && b.isNegative() {
-			continue
-		}
-		return key
 	}
 	return ""
 }
@@ -124,7 +119,7 @@ func (rs Requirements) Intersects(other Requirements) error {
 			continue
 		}
 		a := rs[key]
-		if a.Intersects(b) || (a.isNegative() && b.isNegative()) {
+		if a.Agrees(b) {
 			continue
 		}
 		return &ConflictError{Key: key, Have: a.String(), Want: b.String()}

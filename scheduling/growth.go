@@ -104,8 +104,22 @@ func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requireme
 // may grow into with its current contents (see growsWell).
 func (n *newNode) free(fixed float64) resources.Vector {
 	f := make(resources.Vector, len(n.used))
+	if n.unbounded || len(n.byPrice) == 0 {
+		for _, t := range n.byPrice {
+			f.Max(t.room)
+		}
+		f.Sub(n.used)
+		return f
+	}
+	// growsWell with the current type's cost per copy worked out once, not once per type:
+	// this runs on every join, over every option.
+	// A room within what f already holds changes nothing and is not priced.
+	limit := growthSlack * copyCost(n.price+fixed, n.byPrice[0].room, n.used)
 	for i, t := range n.byPrice {
-		if n.growsWell(t.room, n.byPriceVal[i], n.used, fixed) {
+		if t.room.Fits(f) {
+			continue
+		}
+		if price := n.byPriceVal[i]; price <= n.price || copyCost(price+fixed, t.room, n.used) <= limit {
 			f.Max(t.room)
 		}
 	}

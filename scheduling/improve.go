@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -136,9 +135,12 @@ type podClass struct {
 func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	pool := nodes[0].pool
 	reqs := withoutHostname(nodes[0].reqs)
+	// Repacks run at once: each works in buffers of its own.
+	ws := &repackWorkspace{}
 	var types []*typeOption
+	f := pool.typeIndex.compile(reqs, &ws.filters)
 	for _, t := range pool.types {
-		if typeAllows(t, reqs) {
+		if f.allows(t) {
 			types = append(types, t)
 		}
 	}
@@ -147,14 +149,14 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	}
 	prices := make([]float64, len(types))
 	for i, t := range types {
-		prices[i] = cheapestPrice(t, reqs)
+		prices[i] = t.offerings[f.cheapestOffering(t)].Price
 	}
 	classes := map[string]*podClass{}
 	remaining := make(resources.Vector, s.dims.Len())
 	count := 0
 	for _, n := range nodes {
 		for _, p := range n.pods {
-			k := vectorKey(p.requests)
+			k := p.requestsKey
 			c := classes[k]
 			if c == nil {
 				c = &podClass{key: k, requests: p.requests}
@@ -177,7 +179,7 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	}
 	var bins []*newNode
 	for count > 0 {
-		best := strategy(s, types, prices, remaining, ordered)
+		best := strategy(s, ws, types, prices, remaining, ordered)
 		if best == nil {
 			return nil
 		}
@@ -194,7 +196,7 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 			}
 		}
 		binReqs := binRequirements(pool, reqs, binPods)
-		options := fittingTypes(types, used, binReqs)
+		options := fittingTypes(pool, types, used, binReqs, &ws.filters)
 		cheapest, found := cheapestChoice(options, binReqs)
 		if !found {
 			return nil
@@ -219,7 +221,17 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 }
 
 // binStrategy fills the next bin from what is left, or returns nil.
-type binStrategy func(s *solver, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill
+type binStrategy func(s *solver, ws *repackWorkspace, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill
+
+// repackWorkspace holds the buffers one repack reuses from bin to bin.
+type repackWorkspace struct {
+	filters filterScratch
+	lp      lpWorkspace
+	// candidates, seen and potential are candidateBinTypes' buffers.
+	candidates []*typeOption
+	seen       []bool
+	potential  []float64
+}
 
 // binStrategies are the ways repack fills bins; improve keeps the cheapest result. They fail
 // on different catalogs: the LP's dual prices misjudge large balanced types when tiny
@@ -230,10 +242,10 @@ var binStrategies = []binStrategy{mostEfficientBin, fluidTypeBin}
 // mostEfficientBin tries the LP's types and the types worth most per dollar at its prices,
 // and keeps the fill whose contents are worth most per dollar of the cheapest type holding
 // them.
-func mostEfficientBin(s *solver, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill {
-	fl, _ := solveFluid(types, prices, remaining)
+func mostEfficientBin(s *solver, ws *repackWorkspace, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill {
+	fl, _ := solveFluid(&ws.lp, types, prices, remaining)
 	var best *binFill
-	for _, t := range candidateBinTypes(types, prices, fl) {
+	for _, t := range candidateBinTypes(ws, types, prices, fl) {
 		f := fillBin(classes, t, s.dims.Len())
 		if len(f.pods) == 0 {
 			continue
@@ -249,13 +261,13 @@ func mostEfficientBin(s *solver, types []*typeOption, prices []float64, remainin
 
 // fluidTypeBin fills a bin of the type the fluid LP buys most of for the demand left (among
 // those that can hold some pod left), or else of the cheapest type that can.
-func fluidTypeBin(s *solver, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill {
-	fl, ok := solveFluid(types, prices, remaining)
+func fluidTypeBin(s *solver, ws *repackWorkspace, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill {
+	fl, ok := solveFluid(&ws.lp, types, prices, remaining)
 	var pick *typeOption
 	if ok {
 		most := 0.0
 		for j, x := range fl.count {
-			if x > 1e-9 && x > most+1e-9 && len(fillBin(classes, types[j], s.dims.Len()).pods) > 0 {
+			if x > 1e-9 && x > most+1e-9 && holdsAny(classes, types[j]) {
 				pick, most = types[j], x
 			}
 		}
@@ -263,7 +275,7 @@ func fluidTypeBin(s *solver, types []*typeOption, prices []float64, remaining re
 	if pick == nil {
 		cheapest := math.Inf(1)
 		for j, t := range types {
-			if prices[j] < cheapest && len(fillBin(classes, t, s.dims.Len()).pods) > 0 {
+			if prices[j] < cheapest && holdsAny(classes, t) {
 				pick, cheapest = t, prices[j]
 			}
 		}
@@ -291,23 +303,58 @@ type binFill struct {
 }
 
 // candidateBinTypes returns the types worth trying for the next bin: those the fluid LP buys
-// for the demand left, and the ones whose room is worth most per dollar at the LP's prices.
-func candidateBinTypes(types []*typeOption, prices []float64, fl fluid) []*typeOption {
-	var out []*typeOption
-	seen := map[*typeOption]bool{}
+// for the demand left, and the ones whose room is worth most per dollar at the LP's prices
+// (ties to the earlier type). types must be distinct. The result is in ws's buffer, valid
+// until the next call.
+func candidateBinTypes(ws *repackWorkspace, types []*typeOption, prices []float64, fl fluid) []*typeOption {
+	out := ws.candidates[:0]
+	seen := grow(&ws.seen, len(types))
+	clear(seen)
 	for j, x := range fl.count {
 		if x > 1e-9 {
 			out = append(out, types[j])
-			seen[types[j]] = true
+			seen[j] = true
 		}
 	}
+	ws.candidates = out
 	if fl.value == nil {
 		return types
 	}
-	potential := make([]float64, len(types))
-	order := make([]int, len(types))
+	potential := grow(&ws.potential, len(types))
+	sortable := true
 	for j, t := range types {
 		potential[j] = fl.worth(t.room) / prices[j]
+		sortable = sortable && !math.IsNaN(potential[j])
+	}
+	if !sortable {
+		out = candidatesSorted(out, seen, types, potential)
+		ws.candidates = out
+		return out
+	}
+	// The binCandidates best unseen types, found by selection: the order a stable sort by
+	// potential, highest first, gives, without sorting hundreds of types for each bin.
+	for added := 0; added < binCandidates; added++ {
+		best := -1
+		for j := range types {
+			if !seen[j] && (best < 0 || potential[j] > potential[best]) {
+				best = j
+			}
+		}
+		if best < 0 {
+			break
+		}
+		out = append(out, types[best])
+		seen[best] = true
+	}
+	ws.candidates = out
+	return out
+}
+
+// candidatesSorted completes candidateBinTypes by a stable sort when some potential is NaN
+// (a zero price), which no selection orders the way the sort does.
+func candidatesSorted(out []*typeOption, seen []bool, types []*typeOption, potential []float64) []*typeOption {
+	order := make([]int, len(types))
+	for j := range types {
 		order[j] = j
 	}
 	sort.SliceStable(order, func(a, b int) bool { return potential[order[a]] > potential[order[b]] })
@@ -316,13 +363,34 @@ func candidateBinTypes(types []*typeOption, prices []float64, fl fluid) []*typeO
 		if added == binCandidates {
 			break
 		}
-		if !seen[types[j]] {
+		if !seen[j] {
 			out = append(out, types[j])
-			seen[types[j]] = true
+			seen[j] = true
 			added++
 		}
 	}
 	return out
+}
+
+// holdsAny reports whether an empty bin of type t can take some pod left in classes: whether
+// fillBin(classes, t, …) would take any.
+func holdsAny(classes []*podClass, t *typeOption) bool {
+	for _, c := range classes {
+		if c.next < len(c.pods) && roomHolds(c.requests, t.room) {
+			return true
+		}
+	}
+	return false
+}
+
+// roomHolds is resources.FitsSum with nothing used yet.
+func roomHolds(requests, room resources.Vector) bool {
+	for i, x := range requests {
+		if x != 0 && x > room[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // fillBin fills a bin of type t, without taking the pods, choosing each time the class whose
@@ -374,23 +442,27 @@ func balanceScore(requests, used, room resources.Vector) float64 {
 	return score
 }
 
-func fittingTypes(types []*typeOption, used resources.Vector, reqs requirements.Requirements) []*typeOption {
+// fittingTypes returns the types (of pool) whose room holds used and that can meet reqs.
+func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *filterScratch) []*typeOption {
 	var out []*typeOption
+	f := pool.typeIndex.compile(reqs, scratch)
 	for _, t := range types {
-		if used.Fits(t.room) && typeAllows(t, reqs) {
+		if used.Fits(t.room) && f.allows(t) {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
+// vectorKey identifies a vector's content, as map key.
 func vectorKey(v resources.Vector) string {
-	var b strings.Builder
+	var buf [64]byte
+	b := buf[:0]
 	for _, x := range v {
-		b.WriteString(strconv.FormatInt(x, 36))
-		b.WriteByte(',')
+		b = strconv.AppendInt(b, x, 36)
+		b = append(b, ',')
 	}
-	return b.String()
+	return string(b)
 }
 
 // cheaper reports whether the new bins cost strictly less than the old nodes, each node's

@@ -591,40 +591,37 @@ type fluid struct {
 	value []float64
 }
 
-// solveFluid solves min Σ price_t x_t subject to Σ_t room_t x_t ≥ demand, x ≥ 0.
-func solveFluid(types []*typeOption, prices []float64, demand resources.Vector) (fluid, bool) {
-	rooms := make([]resources.Vector, len(types))
-	for i, t := range types {
-		rooms[i] = t.room
+// solveFluid solves min Σ price_t x_t subject to Σ_t room_t x_t ≥ demand, x ≥ 0, in the
+// workspace's buffers (nil: fresh ones): the result is valid until lp solves again.
+func solveFluid(lp *lpWorkspace, types []*typeOption, prices []float64, demand resources.Vector) (fluid, bool) {
+	if lp == nil {
+		lp = &lpWorkspace{}
 	}
-	return solveFluidRooms(rooms, prices, demand)
-}
-
-// solveFluidRooms is solveFluid over given rooms.
-func solveFluidRooms(rooms []resources.Vector, prices []float64, demand resources.Vector) (fluid, bool) {
-	types := rooms
-	var rows []int
+	rows := lp.rows[:0]
 	for i, d := range demand {
 		if d > 0 {
 			rows = append(rows, i)
 		}
 	}
+	lp.rows = rows
 	if len(rows) == 0 || len(types) == 0 {
 		return fluid{}, false
 	}
-	cols := make([][]float64, len(types))
-	for j, t := range types {
-		col := make([]float64, len(rows))
-		for r, i := range rows {
-			col[r] = float64(max(t[i], 0)) / float64(demand[i])
-		}
-		cols[j] = col
-	}
-	cost, x, y, ok := coverLP(prices, cols, len(rows))
+	cols, colPrices := lp.distinctColumns(types, prices, rows)
+	cost, kept, y, ok := lp.cover(colPrices, len(cols), len(rows), len(types)-len(cols), func(j, r int) float64 {
+		i := rows[r]
+		return float64(max(types[cols[j]].room[i], 0)) / float64(demand[i])
+	})
 	if !ok {
 		return fluid{}, false
 	}
-	value := make([]float64, len(demand))
+	x := grow(&lp.count, len(types))
+	clear(x)
+	for j, c := range cols {
+		x[c] = kept[j]
+	}
+	value := grow(&lp.value, len(demand))
+	clear(value)
 	for r, i := range rows {
 		value[i] = y[r] / float64(demand[i])
 	}
@@ -647,16 +644,86 @@ func (f fluid) worth(v resources.Vector) float64 {
 // resource), columns many (one per instance type), so each pivot is cheap.
 // It returns the cost, the value of each column and the dual price of each row.
 func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, []float64, bool) {
-	n := len(cols)
+	return (&lpWorkspace{}).cover(prices, len(cols), m, 0, func(j, r int) float64 { return cols[j][r] })
+}
+
+// lpWorkspace keeps the buffers of coverLP between solves: repacking solves one LP per bin,
+// over every type, and allocating its tableau each time made most of the plan's garbage.
+// A workspace serves one goroutine.
+type lpWorkspace struct {
+	rows                      []int
+	cells                     []float64
+	tableau                   [][]float64
+	basis                     []int
+	phase1, cost, x, y, value []float64
+	// count, cols, colPrices and cheapestOfShape serve solveFluid.
+	count, colPrices []float64
+	cols             []int
+	cheapestOfShape  map[lpShape]float64
+}
+
+// distinctColumns returns the types the fluid LP needs as columns, in order, with their
+// prices: a type whose room on the demanded rows equals an earlier column's, at no lower a
+// price, is left out. Its column stays identical to the earlier one through every pivot, so
+// its reduced cost is never below the other's, and Bland's rule, taking the first improving
+// column, never lets it in: the LP pivots exactly as over all types, over a fraction of them
+// (catalogs sell the same shape in many families).
+func (lp *lpWorkspace) distinctColumns(types []*typeOption, prices []float64, rows []int) ([]int, []float64) {
+	cols, colPrices := lp.cols[:0], lp.colPrices[:0]
+	if len(rows) > len(lpShape{}) {
+		for j := range types {
+			cols = append(cols, j)
+		}
+		lp.cols = cols
+		return cols, prices
+	}
+	if lp.cheapestOfShape == nil {
+		lp.cheapestOfShape = map[lpShape]float64{}
+	}
+	clear(lp.cheapestOfShape)
+	for j, t := range types {
+		var shape lpShape
+		for r, i := range rows {
+			shape[r] = t.room[i]
+		}
+		if p, seen := lp.cheapestOfShape[shape]; seen && prices[j] >= p {
+			continue
+		}
+		lp.cheapestOfShape[shape] = prices[j]
+		cols = append(cols, j)
+		colPrices = append(colPrices, prices[j])
+	}
+	lp.cols, lp.colPrices = cols, colPrices
+	return cols, colPrices
+}
+
+// lpShape is a type's room on the rows of a fluid LP, for distinctColumns.
+type lpShape [4]int64
+
+// grow returns (*buf)[:n], reallocating when the buffer is too small.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	return (*buf)[:n]
+}
+
+// cover is coverLP over n columns whose entries col(j, r) gives; the returned slices are the
+// workspace's, valid until the next solve.
+// dropped is how many columns the caller left out as never entering (see solveFluid): the
+// iteration bounds stay those of the whole problem.
+func (lp *lpWorkspace) cover(prices []float64, n, m, dropped int, col func(j, r int) float64) (float64, []float64, []float64, bool) {
 	// Columns: n structural, m surplus, m artificial; then the right-hand side.
 	width := n + 2*m + 1
 	rhs := width - 1
-	t := make([][]float64, m)
-	basis := make([]int, m)
+	cells := grow(&lp.cells, m*width)
+	clear(cells)
+	t := grow(&lp.tableau, m)
+	basis := grow(&lp.basis, m)
 	for r := 0; r < m; r++ {
-		row := make([]float64, width)
+		row := cells[r*width : (r+1)*width : (r+1)*width]
 		for j := 0; j < n; j++ {
-			row[j] = cols[j][r]
+			row[j] = col(j, r)
 		}
 		row[n+r] = -1
 		row[n+m+r] = 1
@@ -665,18 +732,20 @@ func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, []f
 		basis[r] = n + m + r
 	}
 	// Phase 1: minimise the artificials.
-	phase1 := make([]float64, width)
+	phase1 := grow(&lp.phase1, width)
+	clear(phase1)
 	for j := n + m; j < n+2*m; j++ {
 		phase1[j] = 1
 	}
-	if !simplex(t, basis, phase1, n+2*m) {
+	if !simplex(t, basis, phase1, n+2*m, 50*(n+dropped+3*m)) {
 		return 0, nil, nil, false
 	}
 	if objective(t, basis, phase1) > 1e-9 {
 		return 0, nil, nil, false
 	}
 	// Phase 2: minimise cost over structural and surplus columns only.
-	cost := make([]float64, width)
+	cost := grow(&lp.cost, width)
+	clear(cost)
 	copy(cost, prices)
 	for r, b := range basis {
 		if b >= n+m {
@@ -689,10 +758,11 @@ func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, []f
 			}
 		}
 	}
-	if !simplex(t, basis, cost, n+m) {
+	if !simplex(t, basis, cost, n+m, 50*(n+dropped+2*m)) {
 		return 0, nil, nil, false
 	}
-	x := make([]float64, n)
+	x := grow(&lp.x, n)
+	clear(x)
 	for r, b := range basis {
 		if b < n {
 			x[b] = t[r][rhs]
@@ -700,7 +770,7 @@ func coverLP(prices []float64, cols [][]float64, m int) (float64, []float64, []f
 	}
 	// The dual price of row r is the reduced cost of its surplus column (cost 0, column
 	// -e_r): -c_B·B⁻¹e_r, non-negative at the optimum.
-	y := make([]float64, m)
+	y := grow(&lp.y, m)
 	for r := 0; r < m; r++ {
 		v := 0.0
 		for k, b := range basis {
@@ -720,11 +790,12 @@ func objective(t [][]float64, basis []int, cost []float64) float64 {
 	return v
 }
 
-// simplex minimises cost over the first `cols` columns; false when unbounded or stuck.
-func simplex(t [][]float64, basis []int, cost []float64, cols int) bool {
+// simplex minimises cost over the first `cols` columns; false when unbounded or stuck after
+// maxIter pivots.
+func simplex(t [][]float64, basis []int, cost []float64, cols, maxIter int) bool {
 	m := len(t)
 	rhs := len(t[0]) - 1
-	for iter := 0; iter < 50*(cols+m); iter++ {
+	for iter := 0; iter < maxIter; iter++ {
 		// Reduced costs: c_j - c_B B^-1 a_j; the tableau already holds B^-1 a_j.
 		enter := -1
 		for j := 0; j < cols; j++ {

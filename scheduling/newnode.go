@@ -3,7 +3,6 @@ package scheduling
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
@@ -117,17 +116,35 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 // A narrowed list is written into dst when it has room (dst must not share from's array),
 // else into a new array; an unchanged list is from itself.
 func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*typeOption {
+	// The requirement test is compiled once for all options (see typeIndex).
+	var f typeFilter
+	if reqsChanged {
+		f = pool.typeIndex.compile(reqs, &pool.filters)
+	}
+	// resources.FitsSum(used, p.requests, room) with the sums made once, on the resources
+	// the pod asks for; volume and limit tests only when the pod or pool has them.
+	var dimsBuf [8]int
+	var needBuf [8]int64
+	dims, need := dimsBuf[:0], needBuf[:0]
+	for i, x := range p.requests {
+		if x != 0 {
+			dims, need = append(dims, i), append(need, used[i]+x)
+		}
+	}
+	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.remaining != nil
 	keep := func(t *typeOption) bool {
-		if !resources.FitsSum(used, p.requests, t.room) {
+		for k, d := range dims {
+			if need[k] > t.room[d] {
+				return false
+			}
+		}
+		if checkAttach && !attachFits(t, attach, p.volumes.Claims) {
 			return false
 		}
-		if !attachFits(t, attach, p.volumes.Claims) {
+		if reqsChanged && !f.allows(t) {
 			return false
 		}
-		if reqsChanged && !typeAllows(t, reqs) {
-			return false
-		}
-		return pool.fitsLimitsWith(t.capacity, reserved)
+		return !checkLimits || pool.fitsLimitsWith(t.capacity, reserved)
 	}
 	// Each option is judged once; the verdicts wait in a scratch buffer while the result's
 	// size is not known.
@@ -163,15 +180,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 // typeAllows reports whether a node of type t can meet reqs: its labels agree and it has an
 // available offering in an allowed zone and capacity type.
 func typeAllows(t *typeOption, reqs requirements.Requirements) bool {
-	if t.reqs.Conflict(reqs) != "" {
-		return false
-	}
-	for _, o := range t.offerings {
-		if instancetype.OfferingAllowed(o, reqs) {
-			return true
-		}
-	}
-	return false
+	return t.reqs.Conflict(reqs) == "" && anyOfferingAllowed(t, reqs)
 }
 
 // tryNewNode checks whether pod p can join node n; on success it returns the state to commit.

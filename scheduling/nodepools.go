@@ -26,6 +26,8 @@ type poolState struct {
 	// labels, the well-known keys and every label its instance types set.
 	definedKeys map[string]bool
 	types       []*typeOption
+	// typeIndex answers which types meet a requirement set (see typeFilter).
+	typeIndex *typeIndex
 	// limits are the NodePool's limits as a vector (capacity, then nodes), nil when it has
 	// none; remaining is what they still allow in one solve.
 	limits    resources.Vector
@@ -38,6 +40,8 @@ type poolState struct {
 	nodeCount int
 	// scratch is a per-type flag buffer, all false between uses.
 	scratch []bool
+	// filters holds the buffers of the solve's type filters (see typeIndex.compile).
+	filters filterScratch
 	// compatible memoises compatibleTypes, for explanations; shared by the solves of a
 	// prepared Cluster.
 	compatible map[string][]*typeOption
@@ -62,6 +66,12 @@ type typeOption struct {
 	offerings []instancetype.Offering
 	// cheapest is the price of the cheapest such offering.
 	cheapest float64
+	// ix is the index of the pool's types this one belongs to; pairs has a bit per
+	// (zone, capacity type) of its offerings, and offerPairs the bit of each offering (see
+	// typeIndex).
+	ix         *typeIndex
+	pairs      uint64
+	offerPairs []uint8
 }
 
 func (p *poolState) allowUndefined(key string) bool { return p.definedKeys[key] }
@@ -108,6 +118,7 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 	for i, prep := range prepared {
 		p := *prep
 		p.scratch = make([]bool, len(p.types))
+		p.filters = filterScratch{} // buffers of its own: solves may run at once
 		if prep.limits != nil {
 			p.remaining = prep.limits.Clone()
 			for _, n := range existing {
@@ -192,9 +203,11 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (
 		}
 		return p.types[i].it.Name < p.types[j].it.Name
 	})
+	p.types = packTypes(p.types, dims.Len())
 	for i, t := range p.types {
 		t.index = i
 	}
+	p.typeIndex = newTypeIndex(p.types)
 	p.daemonPorts = poolDaemonPorts(p, daemons)
 	if name, err := resources.CheckList(np.Limits); err != nil {
 		return nil, fmt.Errorf("limits.%s: %w", name, err)
@@ -258,6 +271,23 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	}
 }
 
+// packTypes moves the types, and their rooms, into one array each, in order: the solver scans
+// every option's room for every pod it places, and contiguous rooms keep that scan in cache
+// rather than chasing a pointer per type.
+func packTypes(types []*typeOption, dims int) []*typeOption {
+	block := make([]typeOption, len(types))
+	rooms := make(resources.Vector, len(types)*dims)
+	out := make([]*typeOption, len(types))
+	for i, t := range types {
+		block[i] = *t
+		room := rooms[i*dims : (i+1)*dims : (i+1)*dims]
+		copy(room, t.room)
+		block[i].room = room
+		out[i] = &block[i]
+	}
+	return out
+}
+
 // compatibleTypes returns the pool's types that can meet reqs (the hostname aside), memoised:
 // the pods that fail for want of room often share their requirements.
 func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOption {
@@ -272,8 +302,9 @@ func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOptio
 		return out
 	}
 	var out []*typeOption
+	f := p.typeIndex.compile(reqs, &p.filters)
 	for _, t := range p.types {
-		if typeAllows(t, reqs) {
+		if f.allows(t) {
 			out = append(out, t)
 		}
 	}

@@ -23,6 +23,8 @@ type podInfo struct {
 	key      string // namespace/name
 	index    int    // position in the input, for stable output order
 	requests resources.Vector
+	// requestsKey is vectorKey(requests), which the bounds and repacking group pods by.
+	requestsKey string
 	// alternatives are the OR'ed requirement sets of nodeSelector × required node affinity.
 	alternatives []requirements.Requirements
 	// preferences are preferred node affinity terms, heaviest first; the first prefIndex of
@@ -89,6 +91,7 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 		return p, ConstraintValidation, err
 	}
 	p.requests = requests
+	p.requestsKey = vectorKey(requests)
 	alts, err := requirements.PodAlternatives(pod)
 	if err != nil {
 		return p, ConstraintValidation, err
@@ -367,7 +370,7 @@ func (p *podInfo) setMemoClass() {
 		return
 	}
 	var b strings.Builder
-	b.WriteString(vectorKey(p.requests))
+	b.WriteString(p.requestsKey)
 	for _, alt := range p.alternatives {
 		b.WriteString("|")
 		b.WriteString(alt.String())

@@ -1,9 +1,8 @@
 package scheduling
 
 import (
-	"fmt"
-	"hash/fnv"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nodeplan/nodeplan/requirements"
@@ -18,13 +17,23 @@ type priceOrder struct {
 // priceOrderKey identifies a node's options (by content: nodes opened for different pods often
 // keep the same types) and requirements apart from its hostname.
 func priceOrderKey(n *newNode) string {
-	h := fnv.New64a()
-	var buf [4]byte
+	// FNV-1a over each option's index as 4 little-endian bytes, inlined: hash/fnv costs an
+	// interface call per option, and every new node and every narrowing asks for this key.
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
 	for _, t := range n.options {
-		buf[0], buf[1], buf[2], buf[3] = byte(t.index), byte(t.index>>8), byte(t.index>>16), byte(t.index>>24)
-		h.Write(buf[:])
+		for shift := 0; shift < 32; shift += 8 {
+			h ^= uint64(byte(t.index >> shift))
+			h *= prime64
+		}
 	}
-	return fmt.Sprintf("%x/%d/%s", h.Sum64(), len(n.options), requirementsKey(n.pool, n.reqs))
+	b := make([]byte, 0, 64)
+	b = strconv.AppendUint(b, h, 16)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(len(n.options)), 10)
+	b = append(b, '/')
+	b = append(b, requirementsKey(n.pool, n.reqs)...)
+	return string(b)
 }
 
 // orderByPrice refreshes byPrice after the options or requirements changed. When only options
@@ -61,9 +70,10 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 			price float64
 		}
 		all := make([]priced, 0, len(n.options))
+		f := offeringFilter(n.pool.typeIndex, n.reqs)
 		for _, t := range n.options {
-			if p := cheapestPrice(t, n.reqs); p >= 0 {
-				all = append(all, priced{t, p})
+			if i := f.cheapestOffering(t); i >= 0 {
+				all = append(all, priced{t, t.offerings[i].Price})
 			}
 		}
 		sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
@@ -90,8 +100,9 @@ func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) [
 		return cached
 	}
 	var out []*typeOption
+	f := pool.typeIndex.compile(reqs, &pool.filters)
 	for _, t := range pool.types {
-		if typeAllows(t, reqs) {
+		if f.allows(t) {
 			out = append(out, t)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -60,10 +61,24 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 		return nil
 	}
 	ind.write(shell[:at])
+	// The placeholder opens the new-node list, so each node starts one level deeper at a new
+	// line and ends back there: a batch can be indented on its own, by the worker that
+	// marshals it, from the state the first node finds (the list just opened) or the one
+	// every later node finds (after a node). Otherwise the nodes are indented here, in order.
+	first := *ind
+	first.w = nil
+	apart := ind.needIndent && !ind.inString
+	after := indenter{depth: ind.depth + 1}
 	const batch = 64
 	workers := runtime.GOMAXPROCS(0)
 	window := make([]bytes.Buffer, workers*4) // batches marshalled together, written in order
 	errs := make([]error, len(window))
+	// Each worker keeps its compact JSON and its writer into the window from batch to batch.
+	type scratch struct {
+		compact bytes.Buffer
+		bw      *bufio.Writer
+	}
+	scratches := make([]scratch, workers)
 	for start := 0; start < len(claims); start += batch * len(window) {
 		next := make(chan int, len(window))
 		n := 0
@@ -76,21 +91,44 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 		}
 		close(next)
 		var wg sync.WaitGroup
-		for range min(workers, n) {
+		for w := range min(workers, n) {
 			wg.Go(func() {
+				compact := &scratches[w].compact
 				for b := range next {
 					buf := &window[b]
 					buf.Reset()
+					if apart {
+						compact.Reset()
+						buf = compact
+					}
 					enc := json.NewEncoder(buf) // as json.Marshal, plus a newline to drop
 					from := start + b*batch
 					for i := from; i < min(from+batch, len(claims)); i++ {
 						if i > 0 {
 							buf.WriteByte(',')
 						}
+						if data, ok := appendNodeClaim(buf.AvailableBuffer(), &claims[i]); ok {
+							buf.Write(data)
+							continue
+						}
 						if errs[b] = enc.Encode(claims[i]); errs[b] != nil {
 							break
 						}
 						buf.Truncate(buf.Len() - 1)
+					}
+					if apart && errs[b] == nil {
+						if scratches[w].bw == nil {
+							scratches[w].bw = bufio.NewWriterSize(&window[b], 64<<10)
+						}
+						bw := scratches[w].bw
+						bw.Reset(&window[b])
+						bi := after
+						if from == 0 {
+							bi = first
+						}
+						bi.w = bw
+						bi.write(compact.Bytes())
+						bw.Flush()
 					}
 				}
 			})
@@ -100,8 +138,15 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 			if errs[b] != nil {
 				return errs[b]
 			}
-			ind.write(window[b].Bytes())
+			if apart {
+				ind.w.Write(window[b].Bytes())
+			} else {
+				ind.write(window[b].Bytes())
+			}
 		}
+	}
+	if apart {
+		*ind = indenter{w: ind.w, depth: after.depth}
 	}
 	ind.write(shell[at+len(mark):])
 	return nil
@@ -119,11 +164,24 @@ type indenter struct {
 }
 
 func (ind *indenter) newline() {
+	if ind.depth < len(newlines) {
+		ind.w.WriteString(newlines[ind.depth]) // one write per line, not one per level
+		return
+	}
 	ind.w.WriteByte('\n')
 	for range ind.depth {
 		ind.w.WriteString("  ")
 	}
 }
+
+// newlines[d] is a newline and the indentation of depth d.
+var newlines = func() []string {
+	out := make([]string, 16)
+	for d := range out {
+		out[d] = "\n" + strings.Repeat("  ", d)
+	}
+	return out
+}()
 
 func (ind *indenter) write(data []byte) {
 	for len(data) > 0 {

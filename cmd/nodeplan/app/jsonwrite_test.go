@@ -72,3 +72,22 @@ func TestWriteJSONIsMarshalIndent(t *testing.T) {
 		require.Equal(t, string(want)+"\n", buf.String())
 	}
 }
+
+// BenchmarkWriteJSON is the "-o json" rendering of a plan of a few hundred new nodes, the
+// phase after the solve.
+func BenchmarkWriteJSON(b *testing.B) {
+	res, err := Plan(Config{Paths: []string{"-"}, Stdin: strings.NewReader(manyNodes())}, scheduling.Options{})
+	require.NoError(b, err)
+	doc := NewPlanDocument(res.Plan)
+	var size int
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if err := WriteJSON(&buf, doc); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+	}
+	b.SetBytes(int64(size))
+}
