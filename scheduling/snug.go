@@ -37,14 +37,18 @@ func (s *solver) updateFree(n *newNode) {
 	s.snugFree.update(n.index, n.snug())
 }
 
-// placeSnug puts p on the first planned node that holds it without a pricier type, skipping
-// the nodes skip rules out; it reports whether it did. Nodes p cannot join at all are marked
-// (refused) so that the first-fit pass that follows does not try them again.
+// placeSnug puts p on the first planned node with room for it at its price that p can join,
+// skipping the nodes skip rules out, when joining keeps that node's price; it reports whether
+// it did. The first node p can join decides: when p would make it pricier (p asks for another
+// capacity type, zone or architecture than the node's cheapest offering), first fit with
+// growth takes over, so a pod scans no more nodes here than first fit would. Nodes p cannot
+// join at all are marked (refused) so that first fit does not try them again.
 func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 	s.attempt++
 	for len(s.refused) < len(s.nodes) {
 		s.refused = append(s.refused, 0)
 	}
+	placed := false
 	try := func(i int) bool {
 		n := s.nodes[i]
 		c, r := s.tryNewNode(n, p, false)
@@ -53,8 +57,9 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 			return false
 		}
 		if !keepsPrice(n, c) {
-			return false
+			return true // decided: not here
 		}
+		placed = true
 		s.commitNewNode(n, p, c)
 		if p.trace != nil {
 			p.note("joined new node %s of nodepool %s at its price, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), len(n.options))
@@ -64,12 +69,13 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 	if skip != nil {
 		for i := skip.find(0); i < len(s.nodes); i = skip.find(i + 1) {
 			if p.requests.Fits(s.snugFree.free[i]) && try(i) {
-				return true
+				break
 			}
 		}
-		return false
+		return placed
 	}
-	return s.snugFree.each(p.requests, try)
+	s.snugFree.each(p.requests, try)
+	return placed
 }
 
 // refusedNow reports whether placeSnug found, in this attempt, that p cannot join node i.
