@@ -57,6 +57,9 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 			return false
 		}
 		if !keepsPrice(n, c) {
+			if p.trace != nil {
+				p.note("new node %s of nodepool %s has room at its price but the pod would make it pricier: first fit decides", n.name, n.pool.np.Name)
+			}
 			return true // decided: not here
 		}
 		placed = true

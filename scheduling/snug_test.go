@@ -30,3 +30,18 @@ func TestPodsFillRoomAlreadyPaidFor(t *testing.T) {
 	}
 	require.Equal(t, []string{"default-1 c2 2 pods", "default-2 c2 2 pods", "default-3 c2 2 pods"}, got)
 }
+
+// A pod that would make a node with room pricier says so in its trace, and first fit places
+// it.
+func TestSnugPassExplainsAPricierJoin(t *testing.T) {
+	pods := []*corev1.Pod{
+		tb.Pod("a").CPU("1").Memory("1Gi").Obj(),
+		tb.Pod("b").CPU("100m").Memory("100Mi").NodeSelector("karpenter.sh/capacity-type", "on-demand").Obj(),
+	}
+	plan, err := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: []*scheduling.NodePool{defaultPool()},
+		Options: scheduling.Options{Trace: []string{"default/b"}}})
+	require.NoError(t, err)
+	require.Empty(t, plan.Unschedulable)
+	require.Len(t, plan.Traces, 1)
+	require.Contains(t, plan.Traces[0].Steps[0], "new node default-1 of nodepool default has room at its price but the pod would make it pricier")
+}
