@@ -102,8 +102,8 @@ func TestDaemonSetPodsCountedByTopology(t *testing.T) {
 		},
 	}, {
 		// Every new node runs an agent the pod's anti-affinity selects: no node can take it.
-		name: "required hostname anti-affinity against the agent",
-		pods: pods(tb.Pod("loner").CPU("100m").AntiAffinity(hostKey, team)),
+		name:    "required hostname anti-affinity against the agent",
+		pods:    pods(tb.Pod("loner").CPU("100m").AntiAffinity(hostKey, team)),
 		daemons: []*corev1.Pod{agent()},
 		check: func(t *testing.T, plan scheduling.Plan) {
 			u, found := unschedulable(plan, "loner")
@@ -112,8 +112,8 @@ func TestDaemonSetPodsCountedByTopology(t *testing.T) {
 		},
 	}, {
 		// The agent on its node meets the pod's required affinity, though no pending pod does.
-		name: "required hostname affinity to the agent",
-		pods: pods(tb.Pod("sidecar").CPU("100m").Affinity(hostKey, team)),
+		name:    "required hostname affinity to the agent",
+		pods:    pods(tb.Pod("sidecar").CPU("100m").Affinity(hostKey, team)),
 		daemons: []*corev1.Pod{agent()},
 		check: func(t *testing.T, plan scheduling.Plan) {
 			require.Empty(t, plan.Unschedulable)
@@ -122,8 +122,8 @@ func TestDaemonSetPodsCountedByTopology(t *testing.T) {
 	}, {
 		// A node still starting will run the agent, not bound yet: it counts in us-west-2a, so
 		// the spread pod goes to a new node in us-west-2b rather than beside it.
-		name: "the agent a starting node will run counts",
-		pods: pods(tb.Pod("web").Label("team", "a").CPU("100m").SpreadSelecting(zoneKey, 1, corev1.DoNotSchedule, team)),
+		name:     "the agent a starting node will run counts",
+		pods:     pods(tb.Pod("web").Label("team", "a").CPU("100m").SpreadSelecting(zoneKey, 1, corev1.DoNotSchedule, team)),
 		existing: nodes(tb.Node("starting", "4", "8Gi", 20).Zone("us-west-2a").NodePool("default").Uninitialized().Obj()),
 		daemons:  []*corev1.Pod{agent()},
 		check: func(t *testing.T, plan scheduling.Plan) {
@@ -133,8 +133,8 @@ func TestDaemonSetPodsCountedByTopology(t *testing.T) {
 		},
 	}, {
 		// A hostname spread counting the agent: each node holds the agent and at most one pod.
-		name: "hostname spread counts the agent on each node",
-		pods: pods(tb.Pod("web").Label("team", "a").CPU("100m").SpreadSelecting(hostKey, 1, corev1.DoNotSchedule, team).Replicas(3)),
+		name:    "hostname spread counts the agent on each node",
+		pods:    pods(tb.Pod("web").Label("team", "a").CPU("100m").SpreadSelecting(hostKey, 1, corev1.DoNotSchedule, team).Replicas(3)),
 		daemons: []*corev1.Pod{agent()},
 		check: func(t *testing.T, plan scheduling.Plan) {
 			require.Empty(t, plan.Unschedulable)
