@@ -101,7 +101,7 @@ func (s *solver) improve() {
 // movable reports whether a node's pods can be moved between nodes of the same NodePool and
 // requirements without any other pod noticing.
 func movable(n *newNode) bool {
-	if n.static || len(n.pool.minValues) > 0 {
+	if n.static || n.daemonCounted || len(n.pool.minValues) > 0 {
 		return false
 	}
 	for _, p := range n.pods {

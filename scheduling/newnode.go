@@ -48,6 +48,9 @@ type newNode struct {
 	// unbounded lifts the growth rule (growth.go): under StrategyKarpenter a node may grow
 	// into any option that fits.
 	unbounded bool
+	// daemonCounted marks a node whose DaemonSet pods a topology group counts: repacking
+	// would change how many such pods a domain holds, so the node is not repacked.
+	daemonCounted bool
 }
 
 // candidate is a node state a pod would produce on joining a node: narrowed requirements and
@@ -254,10 +257,11 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	if r.failed() {
 		return nil, r
 	}
+	reqs, options, daemons := s.settleDaemons(pool, best.reqs, best.options)
 	s.claimNodeName(pool, n.name)
 	n.index = len(s.nodes) // place appends the node next
-	n.reqs = best.reqs
-	n.options = best.options
+	n.reqs = reqs
+	n.options = options
 	n.maxRoom = maxRoom(n.options, s.dims)
 	pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
 	pool.reserveNode()
@@ -268,6 +272,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
+	s.recordDaemons(n, daemons)
 	s.recordTopology(p, n.name, n.reqs, nil, n.index)
 	s.notePorts(p, n.index)
 	s.recordVolumes(p, n.name)
@@ -396,9 +401,13 @@ func (s *solver) openStaticNodes() {
 			}
 			n := s.emptyNode(pool)
 			n.static = true
+			var daemons []*daemonCount
+			n.reqs, n.options, daemons = s.settleDaemons(pool, n.reqs, n.options)
+			n.maxRoom = maxRoom(n.options, s.dims)
 			s.claimNodeName(pool, n.name)
 			pool.reserveNode()
 			n.index = len(s.nodes)
+			s.recordDaemons(n, daemons)
 			n.orderByPrice(true)
 			s.addFree(n)
 			s.nodes = append(s.nodes, n)

@@ -54,6 +54,8 @@ type solver struct {
 	joinFailures map[*newNode]joinFailure
 	// karpenter is set under StrategyKarpenter (see karpenter.go).
 	karpenter *karpenterState
+	// daemons are the prepared DaemonSets, whose pods topology groups may count.
+	daemons []*daemon
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -158,6 +160,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		s.usedNames[n.name] = true
 	}
 	s.pools = bindPools(prep.pools, s.existing, prep.daemons, s.dims)
+	s.daemons = prep.daemons
 	var bound []*corev1.Pod
 	for _, en := range in.ExistingNodes {
 		bound = append(bound, en.Pods...)

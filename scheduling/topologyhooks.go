@@ -41,6 +41,11 @@ type topologyState struct {
 	// self-affine group's first domain, so that pods it will count are placed first and the
 	// seed is not left alone by them.
 	seedsAllowed bool
+	// daemons are the DaemonSets some group counts the pods of (nil in the common case: then
+	// nothing about daemons costs anything); freshDaemons[g][pool index] is how many pods g
+	// counts a fresh node of the pool brings (see freshDaemonCount).
+	daemons      []*daemonCount
+	freshDaemons map[*topology.Group][]int
 }
 
 // domainSet is a sorted set of domains that only grows.
@@ -158,6 +163,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			set.addAll(s.eligibleDomains(p, t.Group))
 		}
 	}
+	s.setupDaemonTopology(s.daemons)
 	return kept, bad
 }
 
@@ -491,12 +497,28 @@ func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string
 			continue
 		}
 		self := containsGroup(p.matched, g)
+		// Pods of daemons g counts come with a fresh node into its domains: they count
+		// against p's spread and anti-affinity there, and meet its affinity.
+		fresh := 0
+		if nv.fresh {
+			fresh = s.topology.freshDaemonCount(g, nv.pool)
+		}
 		minCount := 0
 		switch g.Kind {
 		case topology.Spread:
 			minCount = g.MinCount(s.eligibleDomains(p, g))
+			if fresh > 0 && !p.loose && g.Count(v)+fresh+boolInt(self)-minCount > int(g.MaxSkew) {
+				return g
+			}
 		case topology.Affinity:
+			if fresh > 0 {
+				continue
+			}
 			if t.Required && self && g.Total() == 0 && !s.topology.seedsAllowed {
+				return g
+			}
+		case topology.AntiAffinity:
+			if fresh > 0 {
 				return g
 			}
 		}
@@ -541,7 +563,7 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 	}
 	loosened := false
 	for _, p := range failing {
-		if !p.loose && len(p.matched) > 0 {
+		if !p.loose && (len(p.matched) > 0 || ts.declaresDaemonGroup(p)) {
 			p.loose = true
 			loosened = true
 			if p.trace != nil {
@@ -550,6 +572,22 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 		}
 	}
 	return loosened
+}
+
+// declaresDaemonGroup reports whether p declares a spread some daemon's pods are counted by:
+// judging a fresh node with those pods in it is also something p gives up when loose, since a
+// zone spread whose every node holds a counted daemon pod cannot be kept by a pod that starts a
+// domain alone (the empty zones stay at 0).
+func (ts *topologyState) declaresDaemonGroup(p *podInfo) bool {
+	if ts.freshDaemons == nil {
+		return false
+	}
+	for _, t := range p.terms {
+		if t.Group.Kind == topology.Spread && ts.freshDaemons[t.Group] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // spreadBroken reports whether counting p in domain v would break the required spread g that
@@ -569,7 +607,18 @@ func (s *solver) spreadBroken(p *podInfo, g *topology.Group, v string, nv nodeVi
 	if g.Owners(v) == 0 && !anticipated {
 		return false
 	}
-	return g.Count(v)+1-g.MinCount(declared.sorted) > int(g.MaxSkew)
+	fresh := 0
+	if nv.fresh && !p.loose {
+		fresh = s.topology.freshDaemonCount(g, nv.pool) // they join v with p
+	}
+	return g.Count(v)+fresh+1-g.MinCount(declared.sorted) > int(g.MaxSkew)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // eligibleDomains are the domains a spread group's skew is measured over for p: values of the

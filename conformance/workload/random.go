@@ -45,7 +45,7 @@ var (
 // bound), each running up to four pods labelled with a random value of Label (some with a host
 // port, some with required hostname anti-affinity) and the DaemonSet pods it should run; two
 // DaemonSets (a logging agent everywhere, itself labelled with a random value of Label, and a
-// gpu agent with a host port on team=ml nodes). The pending pods are diverse pods (see
+// gpu agent with a host port on team=ml nodes), both in kube-system. The pending pods are diverse pods (see
 // DiversePod) of random groups, some of them given a zone node selector, the gpu toleration
 // and team=ml selector, host port 8080, a claim (bound to a zonal volume, or unbound of the
 // WaitForFirstConsumer class ZonalClass whose allowed topologies are the first two zones), or
@@ -120,7 +120,42 @@ func RandomCluster(r *rand.Rand, pods int) scheduling.Input {
 		}
 		in.Pods = append(in.Pods, p)
 	}
+
 	return in
+}
+
+// RandomClusterWithMesh is RandomCluster plus meshDaemonSet, drawn from r after the rest, so
+// the cluster is otherwise the one RandomCluster gives; initialized existing nodes run its pod.
+func RandomClusterWithMesh(r *rand.Rand, pods int) scheduling.Input {
+	in := RandomCluster(r, pods)
+	mesh := meshDaemonSet(r)
+	in.DaemonSets = append(in.DaemonSets, mesh)
+	for _, en := range in.ExistingNodes {
+		if en.Initialized {
+			if p := daemonPodOn(mesh, en.Node); p != nil {
+				en.Pods = append(en.Pods, p)
+			}
+		}
+	}
+	return in
+}
+
+// meshDaemonSet is a DaemonSet in the pending pods' own namespace, labelled with a random
+// value of Label, so that the spread and pod-affinity rules selecting that value count its pod
+// on every node.
+func meshDaemonSet(r *rand.Rand) *appsv1.DaemonSet {
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "mesh", Namespace: corev1.NamespaceDefault, UID: "ds-mesh"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "mesh", Label: randomValue(r)}},
+			Spec: corev1.PodSpec{
+				Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+				Containers: []corev1.Container{{Name: "proxy", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi"),
+				}}}},
+			},
+		}},
+	}
 }
 
 // existingNode is a node of pool's making, as Karpenter labels it.
