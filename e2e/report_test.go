@@ -67,7 +67,7 @@ func TestPlanReport(t *testing.T) {
 	wantAll(t, p.Nodes, "default-1")
 	wantAll(t, p.Pods, "shop/catalog-0", "shop/catalog-1", "shop/catalog-2")
 	wantAll(t, p.Zones, "us-west-2b")
-	for _, s := range []string{"$0.0680/h", "$49.64/month", "$0.0570/h", "c6g.large · on-demand · $0.0680/h", "Cost by workload", "Deployment/catalog", "100.0%"} {
+	for _, s := range []string{"$0.0680/h", "$49.64/month", "$0.0680/h", "c6g.large · on-demand · $0.0680/h", "Cost by workload", "Deployment/catalog", "100.0%"} {
 		if !strings.Contains(p.Text, s) {
 			t.Errorf("the page does not show %q; it shows:\n%s", s, p.Text)
 		}

@@ -70,6 +70,11 @@ func (s *solver) lowerBound() float64 {
 	}
 	if reserved == nil {
 		bound = max(bound, s.aloneBound(all, shapes))
+		// The pattern bound costs far more than the others; it runs where they leave room
+		// for doubt.
+		if planned := nodesCost(s.nodes); planned > patternBoundGap*bound {
+			bound = max(bound, s.patternBound(all))
+		}
 	}
 	return bound
 }

@@ -29,13 +29,26 @@ func TestLowerBoundIsTrue(t *testing.T) {
 	mems := []string{"64Mi", "256Mi", "1Gi", "3Gi", "6Gi"}
 	apps := []string{"", "a", "b"}
 	tight, compared, ratios := 0, 0, 0.0
-	for seed := int64(1); seed <= 800; seed++ {
+	for seed := int64(1); seed <= 1200; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		rules := rand.New(rand.NewSource(-seed))
+		// Past seed 800 types are also sold on spot and some are arm64, and pods may ask for
+		// on-demand or an architecture (from a third generator).
+		classes := rand.New(rand.NewSource(seed + 1<<20))
 		var types []*instancetype.InstanceType
 		for i := range 2 + r.Intn(4) {
 			cpu, mem := []string{"1", "2", "4", "8"}[r.Intn(4)], []string{"512Mi", "2Gi", "4Gi", "8Gi", "16Gi"}[r.Intn(5)]
-			types = append(types, tb.Type(fmt.Sprintf("t%d", i), cpu, mem, int64(2+r.Intn(8))).Offer("zone-a", "on-demand", 0.01+float64(r.Intn(100))/100).Obj())
+			onDemand := 0.01 + float64(r.Intn(100))/100
+			b := tb.Type(fmt.Sprintf("t%d", i), cpu, mem, int64(2+r.Intn(8))).Offer("zone-a", "on-demand", onDemand)
+			if seed > 800 {
+				b.Offer("zone-a", "spot", onDemand*(0.2+0.6*classes.Float64()))
+				if classes.Intn(3) == 0 {
+					b.Arch("arm64")
+				} else {
+					b.Arch("amd64")
+				}
+			}
+			types = append(types, b.Obj())
 		}
 		var pods []*corev1.Pod
 		for i := range 1 + r.Intn(7) {
@@ -49,6 +62,14 @@ func TestLowerBoundIsTrue(t *testing.T) {
 					b.AntiAffinity(hostKey, map[string]string{"app": apps[1+rules.Intn(2)]})
 				case 2:
 					b.SpreadSelecting(hostKey, 1, corev1.DoNotSchedule, map[string]string{"app": apps[1+rules.Intn(2)]})
+				}
+			}
+			if seed > 800 {
+				switch classes.Intn(5) {
+				case 0:
+					b.NodeSelector("karpenter.sh/capacity-type", "on-demand")
+				case 1:
+					b.NodeSelector(corev1.LabelArchStable, []string{"amd64", "arm64"}[classes.Intn(2)])
 				}
 			}
 			pods = append(pods, b.Obj())
@@ -134,8 +155,13 @@ func exactOptimum(types []*instancetype.InstanceType, pods []*corev1.Pod, plan s
 		}
 		best := math.Inf(1)
 		for _, it := range types {
-			if sum.Fits(dims.Vector(it.Allocatable())) && it.Offerings[0].Price < best {
-				best = it.Offerings[0].Price
+			if !sum.Fits(dims.Vector(it.Allocatable())) {
+				continue
+			}
+			for _, o := range it.Offerings {
+				if o.Price < best && blockAccepts(kept, block, it, o) {
+					best = o.Price
+				}
 			}
 		}
 		return best
@@ -166,6 +192,26 @@ func exactOptimum(types []*instancetype.InstanceType, pods []*corev1.Pod, plan s
 	}
 	walk(0, 0)
 	return best
+}
+
+// blockAccepts reports whether every pod of the block accepts a node of type it launched at
+// offering o: the pods' node selectors on capacity type and architecture.
+func blockAccepts(pods []*corev1.Pod, block []int, it *instancetype.InstanceType, o instancetype.Offering) bool {
+	for _, i := range block {
+		for k, v := range pods[i].Spec.NodeSelector {
+			switch k {
+			case "karpenter.sh/capacity-type":
+				if o.CapacityType != v {
+					return false
+				}
+			case corev1.LabelArchStable:
+				if it.Labels[corev1.LabelArchStable] != v {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // Pods that may not share a node need a node each: the bound counts those nodes, at the

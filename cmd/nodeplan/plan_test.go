@@ -152,7 +152,7 @@ func TestPlanTable(t *testing.T) {
 	require.Equal(t, "NEW NODES", lines[0])
 	require.Equal(t, []string{"NAME", "NODEPOOL", "TYPE", "ZONE", "CAPACITY", "$/H", "PODS", "CPU%", "MEM%"}, fields(lines[1]))
 	require.Equal(t, []string{"default-1", "default", "c6g.large", "us-west-2b", "on-demand", "$0.0680", "3", "78%", "99%"}, fields(lines[2]))
-	require.Equal(t, "3 of 3 pending pods placed (3 on 1 new node); new nodes $0.0680/h (lower bound $0.0570/h).", lines[4])
+	require.Equal(t, "3 of 3 pending pods placed (3 on 1 new node); new nodes $0.0680/h (lower bound $0.0680/h).", lines[4])
 }
 
 // CPU% and MEM% count the DaemonSet pods that would run on the node.

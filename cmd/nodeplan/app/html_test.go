@@ -39,7 +39,7 @@ func TestPlanHTML(t *testing.T) {
 		`data-pod="shop/catalog-0"`, `data-pod="shop/catalog-1"`, `data-pod="shop/catalog-2"`,
 		"<title>shop/catalog-0\nDeployment shop/catalog\nrequests: cpu 500m, memory 1Gi\ngoes to default-1</title>",
 		`<div class="value">$0.0680/h</div><p class="note">$49.64/month (730 h)</p>`,
-		`<div class="value">$0.0570/h</div>`,
+		`<div class="value">$0.0680/h</div>`,
 		`<li>c6g.large: <b>1 node</b></li>`, `<li>on-demand: <b>1 node</b></li>`,
 		`CPU 78% · memory 99%`,
 		`<tr data-workload="shop/Deployment/catalog"><td>shop</td>`,

@@ -1,0 +1,614 @@
+package scheduling
+
+import (
+	"math"
+	"sort"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// The pattern bound is the configuration LP of bin packing (Gilmore–Gomory): a column is one
+// node, a type launched at a capacity type with a pattern of pods that fits its room, and the
+// LP buys fractions of columns so that every pod is covered. It is much closer to a real
+// packing than the fluid relaxations, which let a type's cpu and memory go to different pods:
+// pods that may share no node with pods of another shape pay for whole patterns.
+//
+// There are far too many patterns to list, so a few are generated (column generation; the
+// pricing tries a greedy fill, then the fractional knapsack's solution rounded down, then an
+// exact search on nodes that hold few pods), and the bound is read off the last LP's dual
+// prices with Farley's rule: the duals u, scaled down until no pattern of any node kind is
+// worth more than its price, are a feasible dual solution of the whole configuration LP, so
+// Σ n_i u_i scaled is below its optimum, and so below the cost of every plan. What a kind's
+// best pattern is worth is found exactly on nodes that hold few pods, and bounded from above
+// elsewhere by the fractional multi-resource knapsack (with each item's count limit), solved
+// as a small LP; an upper bound only makes the scaling more cautious. So the result is a true
+// lower bound however few patterns were generated; generating more only tightens it.
+//
+// It prices a node at the cheapest offering of its capacity type outside capacity
+// reservations, so it applies when no reservation is in play (lowerBound checks). Spread and
+// affinity rules, volumes and zones are left out: leaving a constraint out only lowers it.
+
+// Limits on the pattern bound's work. Past maxPatternItems distinct pod items it is skipped
+// (the other relaxations still bound the plan); the generation stops after
+// maxPatternRounds rounds, which leaves the bound true, only looser.
+const (
+	// patternBoundGap: the pattern bound runs when the plan costs more than this times the
+	// other bounds.
+	patternBoundGap  = 1.05
+	maxPatternItems  = 32
+	maxPatternRounds = 8
+	patternsPerRound = 16
+)
+
+// patternItem is the pods of one class with one shape.
+type patternItem struct {
+	pod      *podInfo
+	requests resources.Vector
+	count    int
+}
+
+// nodeKind is a type launched at one capacity type, at the cheapest paid offering of it.
+type nodeKind struct {
+	room    resources.Vector
+	price   float64
+	allowed []int // the items the kind may hold
+	typeKey int   // kinds of one type and one allowed set share their knapsack bound
+}
+
+// pattern is a column: so many pods of each item on one node of a kind.
+type pattern struct {
+	kind   int
+	counts []int
+}
+
+// patternBound is the configuration LP's lower bound on the cost of the pods' new nodes, or 0
+// when it does not apply.
+func (s *solver) patternBound(pods []*podInfo) float64 {
+	items := patternItems(pods)
+	if len(items) == 0 || len(items) > maxPatternItems {
+		return 0
+	}
+	kinds := s.nodeKinds(items)
+	for i := range items {
+		covered := false
+		for _, k := range kinds {
+			for _, a := range k.allowed {
+				covered = covered || a == i
+			}
+		}
+		if !covered {
+			return 0 // some pod fits no kind: the plan leaves it unschedulable
+		}
+	}
+	patterns := initialPatterns(items, kinds)
+	var duals []float64
+	for round := 0; ; round++ {
+		cols := make([][]float64, len(patterns))
+		prices := make([]float64, len(patterns))
+		for j, p := range patterns {
+			col := make([]float64, len(items))
+			for i, c := range p.counts {
+				col[i] = float64(c) / float64(items[i].count)
+			}
+			cols[j] = col
+			prices[j] = kinds[p.kind].price
+		}
+		_, _, y, ok := coverLP(prices, cols, len(items))
+		if !ok {
+			return 0
+		}
+		duals = make([]float64, len(items)) // per pod
+		for i, v := range y {
+			duals[i] = max(v, 0) / float64(items[i].count)
+		}
+		if round == maxPatternRounds {
+			break
+		}
+		added := priceNewPatterns(items, kinds, duals, patterns)
+		if len(added) == 0 {
+			break
+		}
+		patterns = append(patterns, added...)
+	}
+	return farleyBound(items, kinds, duals)
+}
+
+// patternItems groups the pods by requirement class and requests.
+func patternItems(pods []*podInfo) []*patternItem {
+	byKey := map[string]*patternItem{}
+	var out []*patternItem
+	for _, p := range pods {
+		key := classKey(p) + "|" + p.requestsKey
+		it := byKey[key]
+		if it == nil {
+			it = &patternItem{pod: p, requests: p.requests}
+			byKey[key] = it
+			out = append(out, it)
+		}
+		it.count++
+	}
+	return out
+}
+
+// nodeKinds lists, per NodePool type and capacity type, the room, the cheapest paid price and
+// the items that may run there (taints tolerated, requirements met by the type and one of its
+// offerings of that capacity type, requests within the room).
+func (s *solver) nodeKinds(items []*patternItem) []nodeKind {
+	var kinds []nodeKind
+	typeKeys := map[string]int{}
+	for _, pool := range s.pools {
+		for _, t := range pool.types {
+			cheapest := map[string]float64{}
+			for _, o := range t.offerings {
+				if o.ReservationID != "" {
+					continue
+				}
+				if p, seen := cheapest[o.CapacityType]; !seen || o.Price < p {
+					cheapest[o.CapacityType] = o.Price
+				}
+			}
+			capacityTypes := make([]string, 0, len(cheapest))
+			for k := range cheapest {
+				capacityTypes = append(capacityTypes, k)
+			}
+			sort.Strings(capacityTypes)
+			for _, ct := range capacityTypes {
+				var allowed []int
+				for i, it := range items {
+					if !it.requests.Fits(t.room) {
+						continue
+					}
+					if _, bad := (&podInfo{pod: it.pod.pod, tolerateSoft: true}).untoleratedTaint(pool.np.Taints); bad {
+						continue
+					}
+					if mayLaunchFor(pool, t, ct, it.pod.effective()) {
+						allowed = append(allowed, i)
+					}
+				}
+				if len(allowed) == 0 {
+					continue
+				}
+				key := t.it.Name + "|" + vectorKey(t.room) + "|" + intsKey(allowed)
+				tk, seen := typeKeys[key]
+				if !seen {
+					tk = len(typeKeys)
+					typeKeys[key] = tk
+				}
+				kinds = append(kinds, nodeKind{room: t.room, price: cheapest[ct], allowed: allowed, typeKey: tk})
+			}
+		}
+	}
+	return undominatedKinds(kinds)
+}
+
+// undominatedKinds drops the kinds another kind beats: the same items allowed, as much room in
+// every resource and a price no higher. Whatever pattern a dropped kind holds, the other
+// holds for no more, so the configuration LP and Farley's scaling lose nothing.
+func undominatedKinds(kinds []nodeKind) []nodeKind {
+	out := kinds[:0:0]
+	for a, ka := range kinds {
+		dominated := false
+		for b, kb := range kinds {
+			if a == b || kb.price > ka.price || !ka.room.Fits(kb.room) || !sameInts(ka.allowed, kb.allowed) {
+				continue
+			}
+			// Of two equal kinds the first stays.
+			if kb.price < ka.price || !kb.room.Fits(ka.room) || b < a {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			out = append(out, ka)
+		}
+	}
+	return out
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// mayLaunchFor reports whether a pod with these requirement alternatives may run on type t of
+// pool launched at capacity type ct.
+func mayLaunchFor(pool *poolState, t *typeOption, ct string, alts []requirements.Requirements) bool {
+	for _, alt := range alts {
+		if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
+			continue
+		}
+		for _, o := range t.offerings {
+			if o.ReservationID == "" && o.CapacityType == ct && instancetype.OfferingAllowed(o, alt) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// initialPatterns holds, per item, the pods of that item alone on the two kinds that carry
+// them most cheaply per pod, so that the first LP is feasible.
+func initialPatterns(items []*patternItem, kinds []nodeKind) []pattern {
+	var out []pattern
+	for i, it := range items {
+		type option struct {
+			kind, fit int
+			perPod    float64
+		}
+		var options []option
+		for k, kind := range kinds {
+			if !containsInt(kind.allowed, i) {
+				continue
+			}
+			fit := min(fitCount(it.requests, kind.room, nil), it.count)
+			if fit > 0 {
+				options = append(options, option{k, fit, kind.price / float64(fit)})
+			}
+		}
+		sort.SliceStable(options, func(a, b int) bool { return options[a].perPod < options[b].perPod })
+		for _, o := range options[:min(2, len(options))] {
+			counts := make([]int, len(items))
+			counts[i] = o.fit
+			out = append(out, pattern{kind: o.kind, counts: counts})
+		}
+	}
+	return out
+}
+
+// fitCount is how many pods of these requests fit in room beside used (nil: nothing).
+func fitCount(requests, room, used resources.Vector) int {
+	n := math.MaxInt
+	for d, r := range requests {
+		if r <= 0 {
+			continue
+		}
+		left := room[d]
+		if used != nil {
+			left -= used[d]
+		}
+		n = min(n, int(max(left, 0)/r))
+	}
+	if n == math.MaxInt {
+		return 0 // a pod requesting nothing is never alone in a pattern
+	}
+	return n
+}
+
+// Pricing tiers, cheapest first: a round uses the first tier that finds a pattern worth more
+// than its price.
+const (
+	priceGreedy     = iota // items by value per share of the room, each as many as fit
+	priceFractional        // the fractional knapsack's solution rounded down, then greedy
+	priceExact             // branch and bound, on nodes that hold few pods
+)
+
+// priceNewPatterns looks for patterns worth more than their kind's price at these duals, with
+// the cheapest tier that finds any, and returns the best few new ones.
+func priceNewPatterns(items []*patternItem, kinds []nodeKind, duals []float64, have []pattern) []pattern {
+	seen := make(map[string]bool, len(have))
+	for _, p := range have {
+		seen[patternKey(p)] = true
+	}
+	for tier := priceGreedy; tier <= priceExact; tier++ {
+		if out := pricePatterns(tier, items, kinds, duals, seen); len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+func pricePatterns(tier int, items []*patternItem, kinds []nodeKind, duals []float64, seen map[string]bool) []pattern {
+	type found struct {
+		p     pattern
+		ratio float64
+	}
+	var best []found
+	consider := func(k int, counts []int, value float64) {
+		if ratio := value / kinds[k].price; ratio > 1+1e-9 {
+			p := pattern{kind: k, counts: counts}
+			if key := patternKey(p); !seen[key] {
+				seen[key] = true
+				best = append(best, found{p, ratio})
+			}
+		}
+	}
+	guides := map[int][]float64{}
+	order := make([]int, 0, len(items))
+	used := make(resources.Vector, len(items[0].requests))
+	for k, kind := range kinds {
+		if tier == priceExact {
+			if value, counts, exact := exactKnapsack(items, kind, duals); exact {
+				consider(k, counts, value)
+			}
+			continue
+		}
+		clear(used)
+		counts := make([]int, len(items))
+		value := 0.0
+		if tier == priceFractional {
+			fractional, known := guides[kind.typeKey]
+			if !known {
+				_, fractional = fractionalKnapsack(items, kind, duals)
+				guides[kind.typeKey] = fractional
+			}
+			for i, a := range fractional {
+				c := min(int(a), items[i].count)
+				if c <= 0 {
+					continue
+				}
+				for d, r := range items[i].requests {
+					used[d] += r * int64(c)
+				}
+				if !used.Fits(kind.room) {
+					for d, r := range items[i].requests {
+						used[d] -= r * int64(c)
+					}
+					continue
+				}
+				counts[i] = c
+				value += duals[i] * float64(c)
+			}
+		}
+		order = order[:0]
+		for _, i := range kind.allowed {
+			if duals[i] > 0 {
+				order = append(order, i)
+			}
+		}
+		share := func(i int) float64 {
+			s := 0.0
+			for d, r := range items[i].requests {
+				if r > 0 && kind.room[d] > 0 {
+					s = max(s, float64(r)/float64(kind.room[d]))
+				}
+			}
+			return s
+		}
+		sort.SliceStable(order, func(a, b int) bool {
+			return duals[order[a]]/share(order[a]) > duals[order[b]]/share(order[b])
+		})
+		for _, i := range order {
+			c := min(fitCount(items[i].requests, kind.room, used), items[i].count-counts[i])
+			if c <= 0 {
+				continue
+			}
+			counts[i] += c
+			for d, r := range items[i].requests {
+				used[d] += r * int64(c)
+			}
+			value += duals[i] * float64(c)
+		}
+		consider(k, counts, value)
+	}
+	sort.SliceStable(best, func(a, b int) bool { return best[a].ratio > best[b].ratio })
+	out := make([]pattern, 0, min(len(best), patternsPerRound))
+	for _, f := range best[:min(len(best), patternsPerRound)] {
+		out = append(out, f.p)
+	}
+	return out
+}
+
+// farleyBound scales the duals until no node kind has a pattern worth more than its price,
+// each kind's best pattern bounded by the fractional knapsack over its room, and returns what
+// the pods are then worth: a feasible dual solution's value, below the LP's optimum.
+func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float64 {
+	worth := 0.0
+	for i, it := range items {
+		worth += duals[i] * float64(it.count)
+	}
+	if worth <= 0 {
+		return 0
+	}
+	knapsack := map[int]float64{}
+	rho := 1.0
+	for _, kind := range kinds {
+		v, ok := knapsack[kind.typeKey]
+		if !ok {
+			if v, _, ok = exactKnapsack(items, kind, duals); !ok {
+				v, _ = fractionalKnapsack(items, kind, duals)
+			}
+			knapsack[kind.typeKey] = v
+		}
+		if math.IsInf(v, 1) {
+			return 0
+		}
+		rho = max(rho, v/kind.price)
+	}
+	// The LP solver works in floating point: a hair of slack keeps rounding from lifting the
+	// bound above the optimum.
+	return worth / (rho * (1 + 1e-9)) * (1 - 1e-9)
+}
+
+// fractionalKnapsack bounds from above what one node of the kind can hold at these duals:
+// max Σ u_i a_i subject to Σ a_i r_i ≤ room, a ≥ 0, solved through its dual,
+// min Σ_d room_d w_d subject to Σ_d r_id w_d ≥ u_i, w ≥ 0 (any feasible w bounds it, and
+// the optimum is equal). The dual is solved over shares of the room (w_d room_d) and duals
+// scaled to at most 1, which keeps the LP's numbers near 1 whatever the units. +Inf when
+// some valued item needs none of the room's resources.
+func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float64, []float64) {
+	top := 0.0
+	for _, i := range kind.allowed {
+		top = max(top, duals[i])
+	}
+	if top <= 0 {
+		return 0, nil
+	}
+	// Items worth next to nothing would make the LP's entries huge: they are left out of it
+	// and added at the most the room could hold of each alone, which keeps the bound above.
+	var rows []int
+	extra := 0.0
+	for _, i := range kind.allowed {
+		switch {
+		case duals[i] > top*1e-6:
+			rows = append(rows, i)
+		case duals[i] > 0:
+			extra += duals[i] * float64(fitCount(items[i].requests, kind.room, nil))
+		}
+	}
+	var dims []int
+	for d, r := range kind.room {
+		if r > 0 {
+			dims = append(dims, d)
+		}
+	}
+	// Columns: one per resource (its share of the room, price 1), then one per item for its
+	// count limit (no more of an item than fit alone or exist, price that limit).
+	cols := make([][]float64, len(dims)+len(rows))
+	prices := make([]float64, len(dims)+len(rows))
+	for k, d := range dims {
+		prices[k] = 1
+		col := make([]float64, len(rows))
+		for r, i := range rows {
+			col[r] = float64(items[i].requests[d]) / float64(kind.room[d]) / (duals[i] / top)
+		}
+		cols[k] = col
+	}
+	for r, i := range rows {
+		col := make([]float64, len(rows))
+		col[r] = 1 / (duals[i] / top)
+		cols[len(dims)+r] = col
+		prices[len(dims)+r] = float64(min(fitCount(items[i].requests, kind.room, nil), items[i].count))
+	}
+	cost, w, y, ok := coverLP(prices, cols, len(rows))
+	if !ok {
+		return math.Inf(1), nil
+	}
+	// Check the dual solution's feasibility rather than trust the solver: scale w up until
+	// every row is met, which keeps it a true upper bound.
+	scale := 1.0
+	for r := range rows {
+		lhs := 0.0
+		for k := range cols {
+			lhs += cols[k][r] * w[k]
+		}
+		if lhs <= 0 {
+			return math.Inf(1), nil
+		}
+		scale = max(scale, 1/lhs)
+	}
+	// The covering LP's row duals are the packing LP's solution: a_i = y_i / (u_i / top).
+	fractional := make([]float64, len(items))
+	for r, i := range rows {
+		fractional[i] = max(y[r], 0) / (duals[i] / top)
+	}
+	return cost*scale*top + extra, fractional
+}
+
+// maxExactPods is the most pods a node may hold for exactKnapsack to search its patterns,
+// and maxExactSteps the most search steps it may take; past either the fractional bound
+// stands in (true, only looser).
+const (
+	maxExactPods  = 16
+	maxExactSteps = 20000
+)
+
+// exactKnapsack is the most one node of the kind can hold at these duals, and a pattern
+// worth it, found by a branch-and-bound search over the patterns, when the kind holds few
+// pods; false when the search does not apply or runs out of steps. On small nodes the
+// fractional bound is loose (half a pod is not a pod) and the search is cheap. A branch is cut
+// when even filling what is left of one resource at the best value per unit of it among the
+// items still open cannot beat the best pattern found.
+func exactKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float64, []int, bool) {
+	slots := kind.room[resources.Pods]
+	if slots <= 0 {
+		return 0, nil, false
+	}
+	var open []int
+	for _, i := range kind.allowed {
+		r := items[i].requests[resources.Pods]
+		if r <= 0 || int(slots/r) > maxExactPods {
+			return 0, nil, false
+		}
+		if duals[i] > 0 {
+			open = append(open, i)
+		}
+	}
+	dims := len(kind.room)
+	// density[k*dims+d] is the best value per unit of resource d among open[k:].
+	density := make([]float64, (len(open)+1)*dims)
+	for k := len(open) - 1; k >= 0; k-- {
+		i := open[k]
+		for d := 0; d < dims; d++ {
+			v := math.Inf(1)
+			if r := items[i].requests[d]; r > 0 {
+				v = duals[i] / float64(r)
+			}
+			density[k*dims+d] = max(density[(k+1)*dims+d], v)
+		}
+	}
+	used := make(resources.Vector, dims)
+	counts := make([]int, len(items))
+	best, bestCounts := 0.0, make([]int, len(items))
+	steps := 0
+	var walk func(k int, value float64) bool
+	walk = func(k int, value float64) bool {
+		if steps++; steps > maxExactSteps {
+			return false
+		}
+		if value > best {
+			best = value
+			copy(bestCounts, counts)
+		}
+		for ; k < len(open); k++ {
+			limit := math.Inf(1)
+			for d := 0; d < dims; d++ {
+				limit = min(limit, float64(kind.room[d]-used[d])*density[k*dims+d])
+			}
+			if value+limit <= best {
+				return true
+			}
+			i := open[k]
+			if counts[i] == items[i].count || !resources.FitsSum(used, items[i].requests, kind.room) {
+				continue
+			}
+			used.Add(items[i].requests)
+			counts[i]++
+			done := walk(k, value+duals[i]) // the same item again, or a later one
+			counts[i]--
+			used.Sub(items[i].requests)
+			if !done {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(0, 0) {
+		return 0, nil, false
+	}
+	return best, bestCounts, true
+}
+
+func containsInt(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func intsKey(list []int) string {
+	b := make([]byte, 0, 4*len(list))
+	for _, v := range list {
+		b = append(b, byte(v), byte(v>>8), ',')
+	}
+	return string(b)
+}
+
+func patternKey(p pattern) string {
+	b := make([]byte, 0, 4+4*len(p.counts))
+	b = append(b, byte(p.kind), byte(p.kind>>8), byte(p.kind>>16), '|')
+	for _, c := range p.counts {
+		b = append(b, byte(c), byte(c>>8), byte(c>>16), ',')
+	}
+	return string(b)
+}
