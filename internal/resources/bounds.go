@@ -17,9 +17,19 @@ const MaxUnits = 4_000_000_000_000_000
 
 var maxQuantity = resource.NewQuantity(MaxUnits, resource.DecimalSI)
 
+// maxExponent is the largest decimal exponent a quantity may carry. Any larger is far past
+// MaxUnits with a mantissa other than zero, and costly to compare even with zero; up to it,
+// comparisons stay cheap and the error can show the quantity.
+const maxExponent = 1000
+
 // CheckQuantity refuses a quantity whose magnitude exceeds MaxUnits, which would be misread as
 // milli-units.
 func CheckQuantity(q resource.Quantity) error {
+	// A huge exponent ("0e33330000" parses) makes every comparison or conversion of the
+	// quantity compute a power of ten with millions of digits: it is refused before any.
+	if scale := q.AsDec().Scale(); scale < -maxExponent {
+		return fmt.Errorf("has a decimal exponent of %d (at most %d)", -int64(scale), maxExponent)
+	}
 	abs := q.DeepCopy()
 	if abs.Sign() < 0 {
 		abs.Neg()

@@ -52,6 +52,11 @@ func TestCheckQuantity(t *testing.T) {
 		{"-1e30", "-1e30 is too large (at most 4e15)"},
 		{"8Ei", "9223372036854775807 is too large (at most 4e15)"}, // the API machinery clamps 8Ei to the largest int64
 		{"9223372036854776", "9223372036854776 is too large (at most 4e15)"},
+		{"1e1000", "10e999 is too large (at most 4e15)"}, // canonical form
+		{"0e1000", ""},
+		// Comparing these would compute 10^33330000: refused at once, even the zero.
+		{"e33330000", "has a decimal exponent of 33330000 (at most 1000)"},
+		{"-7e33330000", "has a decimal exponent of 33330000 (at most 1000)"},
 	} {
 		err := resources.CheckQuantity(resource.MustParse(tc.q))
 		if tc.want == "" {
