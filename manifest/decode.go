@@ -230,6 +230,9 @@ func expandItem(doc *document, apiVersion, kind string, w *warnings) ([]*documen
 		}
 		return docs, nil
 	}
+	if err := checkExponents(doc); err != nil {
+		return nil, err
+	}
 	return []*document{doc}, nil
 }
 

@@ -149,6 +149,10 @@ func TestMalformedFiles(t *testing.T) {
 		"quantity-wrapping-sum.yaml": `quantity-wrapping-sum.yaml: document 1 (Pod default/twins): spec.containers: the containers' cpu requests add up to more than 4e15`,
 		"quantity-huge-limit.yaml":   `quantity-huge-limit.yaml: document 1 (NodePool general): spec.limits.cpu: 1e+30 is too large (at most 4e15)`,
 		"quantity-huge-node.yaml":    `quantity-huge-node.yaml: document 1 (Node ip-10-0-0-1): status.capacity.cpu: 9223372036854776 is too large (at most 4e15)`,
+		// Refused before the API machinery parses them, which would take hours; an environment
+		// variable with the same text is not a quantity, and neither is a digest.
+		"quantity-huge-exponent.yaml": `quantity-huge-exponent.yaml: document 1 (Pod default/slow): spec.containers[0].resources.requests.cpu: 1e111011010110 has a decimal exponent past 1000`,
+		"quantity-tiny-exponent.yaml": `quantity-tiny-exponent.yaml: document 1 (NodePool general): spec.limits.memory: 1e-33330000 has a decimal exponent past 1000`,
 		"nodepool-contradiction.yaml": `nodepool-contradiction.yaml: document 1 (NodePool general): spec.template.spec.requirements: ` +
 			`the requirements on "kubernetes.io/arch" (spec.template.spec.requirements[0] and [2]) contradict each other: no value satisfies all of them`,
 		"nodepool-contradiction-label.yaml": `nodepool-contradiction-label.yaml: document 1 (NodePool general): spec.template.spec.requirements: ` +
