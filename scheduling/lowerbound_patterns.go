@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/nodeplan/nodeplan/instancetype"
@@ -191,7 +192,7 @@ func undominatedKinds(kinds []nodeKind) []nodeKind {
 	for a, ka := range kinds {
 		dominated := false
 		for b, kb := range kinds {
-			if a == b || kb.price > ka.price || !ka.room.Fits(kb.room) || !sameInts(ka.allowed, kb.allowed) {
+			if a == b || kb.price > ka.price || !ka.room.Fits(kb.room) || !slices.Equal(ka.allowed, kb.allowed) {
 				continue
 			}
 			// Of two equal kinds the first stays.
@@ -205,18 +206,6 @@ func undominatedKinds(kinds []nodeKind) []nodeKind {
 		}
 	}
 	return out
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // mayLaunchFor reports whether a pod with these requirement alternatives may run on type t of
@@ -246,7 +235,7 @@ func initialPatterns(items []*patternItem, kinds []nodeKind) []pattern {
 		}
 		var options []option
 		for k, kind := range kinds {
-			if !containsInt(kind.allowed, i) {
+			if !slices.Contains(kind.allowed, i) {
 				continue
 			}
 			fit := min(fitCount(it.requests, kind.room, nil), it.count)
@@ -585,15 +574,6 @@ func exactKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float6
 		return 0, nil, false
 	}
 	return best, bestCounts, true
-}
-
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func intsKey(list []int) string {
