@@ -2,6 +2,7 @@ package resources
 
 import (
 	"fmt"
+	"math"
 	"maps"
 	"slices"
 
@@ -26,9 +27,13 @@ const maxExponent = 1000
 // milli-units.
 func CheckQuantity(q resource.Quantity) error {
 	// A huge exponent ("0e33330000" parses) makes every comparison or conversion of the
-	// quantity compute a power of ten with millions of digits: it is refused before any.
-	if scale := q.AsDec().Scale(); scale < -maxExponent {
-		return fmt.Errorf("has a decimal exponent of %d (at most %d)", -int64(scale), maxExponent)
+	// quantity compute a power of ten with millions of digits: it is refused before any. Only
+	// a quantity past float64's range can have one, which the allocation-free approximation
+	// tells; the exact exponent is read off then.
+	if f := q.AsApproximateFloat64(); math.IsNaN(f) || math.IsInf(f, 0) {
+		if scale := q.AsDec().Scale(); scale < -maxExponent {
+			return fmt.Errorf("has a decimal exponent of %d (at most %d)", -int64(scale), maxExponent)
+		}
 	}
 	abs := q.DeepCopy()
 	if abs.Sign() < 0 {
