@@ -2,8 +2,8 @@ package resources
 
 import (
 	"fmt"
-	"math"
 	"maps"
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
