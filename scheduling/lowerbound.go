@@ -25,6 +25,7 @@ func (s *solver) lowerBound() float64 {
 	demand := make(resources.Vector, s.dims.Len())
 	classes := map[string]*boundClass{}
 	var all []*podInfo
+	var classOf []*boundClass // each pod's class, alongside all
 	for _, n := range s.nodes {
 		for _, p := range n.pods {
 			all = append(all, p)
@@ -35,6 +36,7 @@ func (s *solver) lowerBound() float64 {
 				c = &boundClass{pod: p, demand: make(resources.Vector, s.dims.Len()), smallest: p.requests.Clone()}
 				classes[key] = c
 			}
+			classOf = append(classOf, c)
 			c.demand.Add(p.requests)
 			c.pods = append(c.pods, p)
 			for i, r := range p.requests {
@@ -73,7 +75,7 @@ func (s *solver) lowerBound() float64 {
 		// The pattern bound costs far more than the others; it runs where they leave room
 		// for doubt.
 		if planned := nodesCost(s.nodes); planned > patternBoundGap*bound {
-			bound = max(bound, s.patternBound(all))
+			bound = max(bound, s.patternBound(all, classOf))
 		}
 	}
 	return bound

@@ -66,8 +66,8 @@ type pattern struct {
 
 // patternBound is the configuration LP's lower bound on the cost of the pods' new nodes, or 0
 // when it does not apply.
-func (s *solver) patternBound(pods []*podInfo) float64 {
-	items := patternItems(pods)
+func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
+	items := patternItems(pods, classOf)
 	if len(items) == 0 || len(items) > maxPatternItems {
 		return 0
 	}
@@ -116,12 +116,17 @@ func (s *solver) patternBound(pods []*podInfo) float64 {
 	return farleyBound(items, kinds, duals)
 }
 
-// patternItems groups the pods by requirement class and requests.
-func patternItems(pods []*podInfo) []*patternItem {
-	byKey := map[string]*patternItem{}
+// patternItems groups the pods by requirement class (classOf[i] is pods[i]'s, as lowerBound
+// found) and requests.
+func patternItems(pods []*podInfo, classOf []*boundClass) []*patternItem {
+	type itemKey struct {
+		class *boundClass
+		shape string
+	}
+	byKey := map[itemKey]*patternItem{}
 	var out []*patternItem
-	for _, p := range pods {
-		key := classKey(p) + "|" + p.requestsKey
+	for i, p := range pods {
+		key := itemKey{classOf[i], p.requestsKey}
 		it := byKey[key]
 		if it == nil {
 			it = &patternItem{pod: p, requests: p.requests}
