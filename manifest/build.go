@@ -19,6 +19,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/instancetype/aws"
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -43,7 +44,7 @@ func build(docs []*document, w *warnings, errs *problems) (*Bundle, error) {
 		warnings warnings
 	}
 	results := make([]result, len(docs))
-	parallel(len(docs), func(i int) {
+	parallel.Each(len(docs), func(i int) {
 		r := &results[i]
 		r.obj, r.err = (&decoder{warnings: &r.warnings}).decode(docs[i])
 	})

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/nodeplan/nodeplan/internal/parallel"
 )
 
 // document is one object of a file: a YAML document, a JSON value, or an item of a List.
@@ -112,7 +114,7 @@ func splitYAMLFile(data []byte, source string, w *warnings) (docs []*document, e
 		err error
 	}
 	out := make([]converted, len(parts))
-	parallel(len(parts), func(i int) { out[i].raw, out[i].err = yamlToJSON(parts[i]) })
+	parallel.Each(len(parts), func(i int) { out[i].raw, out[i].err = yamlToJSON(parts[i]) })
 	index := 0
 	for i, part := range parts {
 		raw, err := out[i].raw, out[i].err

@@ -3,9 +3,6 @@ package manifest
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 )
 
 // MaxProblems is how many errors (and, apart, how many warnings) loading reports before it
@@ -68,30 +65,4 @@ func (w *warnings) result() []string {
 		return append(w.list, fmt.Sprintf("… and %d more warnings", w.more))
 	}
 	return w.list
-}
-
-// parallel calls f(0), …, f(n-1) on every CPU and returns when all have returned. Each call
-// must write only its own results, so that the outcome does not depend on the order.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
@@ -38,7 +39,7 @@ func (s *solver) improve() {
 	// packed at once, on every core; the results are then taken in key order, as limits
 	// require, so the plan does not depend on the number of cores.
 	packed := make([][]*newNode, len(keys)*len(binStrategies))
-	parallel(len(packed), func(i int) {
+	parallel.Each(len(packed), func(i int) {
 		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], binStrategies[i%len(binStrategies)])
 	})
 	// Each replaced node's place (and name) goes to a bin, in plan order; the group's last

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -161,7 +162,7 @@ func (s *solver) nodeClaims(reservationsLeft map[string]int) ([]NodeClaim, []boo
 		render(0, len(s.nodes), s.optionsCache)
 		return claims, ok
 	}
-	parallel((len(s.nodes)+batch-1)/batch, func(b int) {
+	parallel.Each((len(s.nodes)+batch-1)/batch, func(b int) {
 		render(b*batch, min((b+1)*batch, len(s.nodes)), map[string][]string{})
 	})
 	return claims, ok
