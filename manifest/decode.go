@@ -40,7 +40,7 @@ func (d *document) where() string {
 		b.WriteString(d.kind)
 		if name := d.qualifiedName(); name != "" {
 			b.WriteString(" ")
-			b.WriteString(name)
+			b.WriteString(abbreviated(name))
 		}
 		b.WriteString(")")
 	}
