@@ -26,9 +26,18 @@ func yamlToJSON(part yamlPart) ([]byte, error) {
 			return nil, errors.New(unmarshalErrors(s.first, s.count, !s.ok))
 		}
 	}
-	raw, err := yaml.YAMLToJSONStrict(part.text)
+	// The parser's tree is written as JSON directly (yamljson.go); sigs.k8s.io/yaml, which
+	// converts it to a second tree and marshals that, is kept for what appendJSON leaves.
+	var tree any
+	err := yamlv2.UnmarshalStrict(part.text, &tree)
 	if err == nil {
-		return raw, nil
+		if raw, ok := appendJSON(make([]byte, 0, len(part.text)), tree); ok {
+			return raw, nil
+		}
+		var raw []byte
+		if raw, err = yaml.YAMLToJSONStrict(part.text); err == nil {
+			return raw, nil
+		}
 	}
 	var te *yamlv2.TypeError
 	if errors.As(err, &te) {
