@@ -70,6 +70,13 @@ type Node struct {
 	// (e.g. "NodeClassDrift"). It covers drift Decide cannot compute from the input, such as
 	// a new AMI or a changed EC2NodeClass; empty when the condition is absent or not True.
 	Drifted string
+	// V1alpha5 marks a node launched by a karpenter.sh/v1alpha5 Provisioner (label
+	// karpenter.sh/provisioner-name). Karpenter then annotated an empty node with
+	// karpenter.sh/emptiness-timestamp when it first saw it empty and deleted it
+	// ttlSecondsAfterEmpty (the NodePool's consolidateAfter) after that time:
+	// EmptinessTimestamp, zero when the node is not marked yet.
+	V1alpha5           bool
+	EmptinessTimestamp time.Time
 	// Disrupting marks a node already being disrupted; it counts against budgets and is not
 	// a candidate again.
 	Disrupting bool
