@@ -47,8 +47,8 @@ func TestProvisionerV1alpha5(t *testing.T) {
 			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
 		},
 		DefaultedKeys: []string{"kubernetes.io/os", "kubernetes.io/arch"},
-		Limits:      corev1.ResourceList{"cpu": qty("64"), "memory": qty("256Gi")},
-		ExpireAfter: dur(720 * time.Hour), // ttlSecondsUntilExpired: 2592000
+		Limits:        corev1.ResourceList{"cpu": qty("64"), "memory": qty("256Gi")},
+		ExpireAfter:   dur(720 * time.Hour), // ttlSecondsUntilExpired: 2592000
 		Disruption: scheduling.Disruption{
 			ConsolidationPolicy: scheduling.ConsolidationWhenEmpty,
 			ConsolidateAfter:    dur(30 * time.Second),
