@@ -564,7 +564,7 @@ func TestDriftNeverEvictsAPodTwice(t *testing.T) {
 	require.Equal(t, []string{"Drift delete [a] -> [] 0.20"}, summary(d))
 	assert.Equal(t, []disruption.Move{{Pod: "default/web-0", To: "c"}}, d.Commands[0].Moves)
 	assert.Contains(t, blockedReason(d, "b"), "PodDisruptionBudget default/web allows 0 disruption(s) now")
-	assert.Equal(t, "an earlier command of this decision moves pods onto the node, so it is considered again in the next decision", blockedReason(d, "c"))
+	assert.Equal(t, "drifted (instance type large is no longer among NodePool default's instance types), but an earlier command of this decision moves pods onto the node, so it is considered again in the next decision", blockedReason(d, "c"))
 }
 
 func TestSingleNodeIsNotSplitIntoSeveral(t *testing.T) {

@@ -408,11 +408,15 @@ func underutilizedBlock(n *nodeState) string {
 // driftReason says how the node no longer matches its NodePool: its instance type left the
 // NodePool's instance types, its labels (with those its instance type implies) no longer
 // meet the NodePool's requirements or template labels, it lacks one of the NodePool's
-// taints, its NodeClaim is Drifted (beyond what the input shows), or the NodePool's
-// expireAfter is no longer the one its NodeClaim was launched with.
+// taints, its node class changed (AMI, class hash), its NodeClaim is Drifted (beyond what
+// the input shows), or the NodePool's expireAfter is no longer the one its NodeClaim was
+// launched with.
 func (d *decider) driftReason(n *nodeState) string {
 	if why := d.staticDrift(n); why != "" {
 		return why
+	}
+	if n.in.NodeClassDrift != "" {
+		return "its node class changed: " + n.in.NodeClassDrift
 	}
 	if n.in.Drifted != "" {
 		return fmt.Sprintf("its NodeClaim's Drifted condition is True (%s)", n.in.Drifted)

@@ -25,7 +25,8 @@ const TaintDisrupted = "karpenter.sh/disrupted"
 // instance type, zone and capacity type from its labels, else from its NodeClaim; its price
 // from its NodePool's offering of that type in that zone and capacity type (NodeOverlays
 // included), else from the catalog's; creation time, initialization, the Consolidatable and
-// Drifted conditions and spec.expireAfter from its NodeClaim when given; the last pod event
+// Drifted conditions and spec.expireAfter from its NodeClaim when given; drift from its node
+// class (the class hash, the AMI of status.amis against the NodeClaim's status.imageID); the last pod event
 // as the latest of its creation, its pods' creation and start times and the NodeClaim's
 // lastPodEventTime; for a node of a v1alpha5 Provisioner, its karpenter.sh/emptiness-timestamp;
 // being disrupted when its NodeClaim or Node is being deleted or it
@@ -88,6 +89,7 @@ func (b *Bundle) DisruptionInput(now time.Time, catalog []*instancetype.Instance
 			if nc.Drifted.IsTrue() {
 				n.Drifted = driftedText(nc.Drifted)
 			}
+			n.NodeClassDrift = nodeClassDrift(nc, b.NodeClassOf[n.NodePool], types[n.InstanceType], node.Labels)
 		}
 		n.LastPodEvent = lastPodEvent(n.Created, e.Pods, nc)
 		if node.Labels[legacyLabelProvisioner] != "" && node.Labels[requirements.LabelNodePool] == "" {

@@ -244,6 +244,8 @@ type NodeClaim struct {
 	Drifted        *Condition
 	// LastPodEventTime is status.lastPodEventTime, zero when absent.
 	LastPodEventTime time.Time
+	// ImageID is status.imageID: the AMI the node was launched from, "" when absent.
+	ImageID string
 }
 
 // Condition is one status condition of a NodeClaim.
@@ -276,6 +278,7 @@ func convertNodeClaim(doc *document, o *nodeClaimObject) (*NodeClaim, error) {
 		StartupTaints:     o.Spec.StartupTaints,
 		Capacity:          o.Status.Capacity,
 		Allocatable:       o.Status.Allocatable,
+		ImageID:           o.Status.ImageID,
 	}
 	if nc.NodePool == "" {
 		nc.NodePool = o.Labels["karpenter.sh/provisioner-name"]

@@ -91,7 +91,7 @@ type ec2NodeClass struct {
 		Subnets              []subnetStatus              `json:"subnets,omitempty"`
 		SecurityGroups       json.RawMessage             `json:"securityGroups,omitempty"`
 		CapacityReservations []capacityReservationStatus `json:"capacityReservations,omitempty"`
-		AMIs                 json.RawMessage             `json:"amis,omitempty"`
+		AMIs                 []amiStatus                 `json:"amis,omitempty"`
 		InstanceProfile      json.RawMessage             `json:"instanceProfile,omitempty"`
 		Conditions           json.RawMessage             `json:"conditions,omitempty"`
 	} `json:"status"`
@@ -180,6 +180,10 @@ func decodeEC2NodeClass(d *decoder, doc *document, version string) (any, error) 
 	if nc.CapacityReservations, err = capacityReservations(doc, o.Status.CapacityReservations); err != nil {
 		return nil, err
 	}
+	if nc.AMIs, err = convertAMIs(doc, o.Status.AMIs); err != nil {
+		return nil, err
+	}
+	nc.Hash, nc.HashVersion = o.Annotations[AnnotationNodeClassHash], o.Annotations[AnnotationNodeClassHashVersion]
 	return nc, nil
 }
 
