@@ -49,18 +49,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if c, ok := lookup(rest[0]); ok {
 				return c.run([]string{"-h"}, stdin, stdout, stdout)
 			}
-			fmt.Fprintf(stderr, "nodeplan: unknown command %q\n\n", rest[0])
-			usage(stderr)
-			return exitUsage
+			return unknownCommand(stderr, rest[0])
 		}
 		usage(stdout)
 		return exitOK
 	}
 	c, ok := lookup(name)
 	if !ok {
-		fmt.Fprintf(stderr, "nodeplan: unknown command %q\n\n", name)
-		usage(stderr)
-		return exitUsage
+		return unknownCommand(stderr, name)
 	}
 	return c.run(rest, stdin, stdout, stderr)
 }
@@ -104,10 +100,10 @@ func newFlagSet(name, synopsis, description string, stderr io.Writer) *flag.Flag
 }
 
 // parseFlags parses a subcommand's flags. When it returns false, the command returns code:
-// exitOK after -h, exitUsage after a bad flag (the flag package has printed the error and the
-// usage) or a stray argument.
+// exitOK after -h, exitUsage after a bad flag (a short error naming the nearest flag) or a
+// stray argument.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
+	if err := parseShort(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK, false
 		}
