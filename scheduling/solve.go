@@ -270,7 +270,9 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 		var next []*podInfo
 		progress := false
 		for _, p := range queue {
+			mark := p.traceMark()
 			if s.place(p, false).failed() {
+				p.foldRepeat(mark)
 				next = append(next, p)
 				continue
 			}
