@@ -121,6 +121,9 @@ func (d *decoder) decode(doc *document) (any, error) {
 	if doc.namespace == "" && !clusterScoped[gk] {
 		doc.namespace = "default" // as the object will be named once defaulted
 	}
+	if doc.decoded != nil {
+		return doc.decoded, nil
+	}
 	return dec(d, doc, version)
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/cmd/nodeplan/cli"
 )
 
 // nodeplan runs the CLI as main would and returns its exit code and output.
@@ -55,8 +57,8 @@ func TestRunDispatch(t *testing.T) {
 
 func TestUsageListsEveryCommand(t *testing.T) {
 	_, stdout, _ := nodeplan("help")
-	for _, c := range commands() {
-		require.Contains(t, stdout, "  "+c.name+" ")
+	for _, c := range cli.Nodeplan().Commands {
+		require.Contains(t, stdout, "  "+c.Name+" ")
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -82,17 +82,17 @@ func flagName(name string) string {
 }
 
 // unknownCommand reports a command that does not exist, naming the nearest one.
-func unknownCommand(stderr io.Writer, name string) int {
+func (p Program) unknownCommand(stderr io.Writer, name string) int {
 	var names []string
-	for _, c := range commands() {
-		names = append(names, c.name)
+	for _, c := range p.Commands {
+		names = append(names, c.Name)
 	}
-	fmt.Fprintf(stderr, "nodeplan: unknown command %q\n", name)
+	fmt.Fprintf(stderr, "%s: unknown command %q\n", p.Name, name)
 	if n := nearest(name, names); n != "" {
 		fmt.Fprintf(stderr, "Did you mean %s?\n", n)
 	}
-	fmt.Fprintf(stderr, "Run \"nodeplan help\" for the commands.\n")
-	return exitUsage
+	fmt.Fprintf(stderr, "Run \"%s help\" for the commands.\n", p.Name)
+	return ExitUsage
 }
 
 // check says what is wrong with --catalog and --region before any input is read: a bad
