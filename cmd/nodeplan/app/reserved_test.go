@@ -122,6 +122,12 @@ func TestCapacityReservationsFromAWSCLI(t *testing.T) {
 	require.Equal(t, 3, reserved(res), "EC2 says three more instances fit the reservation")
 	require.Empty(t, res.Bundle.Warnings)
 
+	// A reservation no class lists is not used, and a warning says why.
+	res = planYAML(t, reservedPool, ec2NodeClass(), web, describe("active"))
+	require.Zero(t, reserved(res))
+	require.Len(t, res.Bundle.Warnings, 1)
+	require.Contains(t, res.Bundle.Warnings[0], "no EC2NodeClass's status.capacityReservations lists cr-0a1b2c3d4e5f")
+
 	res = planYAML(t, reservedPool, class, web, describe("expired"))
 	require.Zero(t, reserved(res))
 	require.Len(t, res.Bundle.Warnings, 1)
