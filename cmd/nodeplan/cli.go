@@ -31,6 +31,7 @@ func commands() []command {
 	return []command{
 		{"plan", "plan the nodes for the pending pods of some manifests", runPlan},
 		{"consolidate", "decide which running nodes to delete or replace", runConsolidate},
+		{"replay", "replay a workload trace through provisioning and disruption", runReplay},
 		{"catalog", "list the instance types of a catalog, cheapest first", runCatalog},
 	}
 }
