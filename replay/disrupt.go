@@ -64,6 +64,9 @@ func (s *sim) disrupt() error {
 	if err != nil {
 		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
 	}
+	if debugDisrupt {
+		fmt.Println(s.now, len(decisions.Commands), decisions.Blocked)
+	}
 	for _, c := range decisions.Commands {
 		if err := s.startCommand(c); err != nil {
 			return err
@@ -369,3 +372,5 @@ func (s *sim) updateNodePool(ev Event) error {
 	}
 	return nil
 }
+
+var debugDisrupt = false
