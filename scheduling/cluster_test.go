@@ -204,3 +204,18 @@ func TestApplyRemovedPodsAndInitializedNodes(t *testing.T) {
 	_, err = c.Simulate(scheduling.Change{Initialize: []string{"n9"}}, scheduling.Options{})
 	require.EqualError(t, err, `change: node "n9" is not in the cluster`)
 }
+
+// SkipLowerBound gives the same plan without the bound.
+func TestSkipLowerBound(t *testing.T) {
+	c, err := scheduling.Prepare(twoNodeCluster())
+	require.NoError(t, err)
+	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}}
+	full, err := c.Simulate(change, scheduling.Options{})
+	require.NoError(t, err)
+	require.NotZero(t, full.Summary.LowerBound)
+	quick, err := c.Simulate(change, scheduling.Options{SkipLowerBound: true})
+	require.NoError(t, err)
+	require.Zero(t, quick.Summary.LowerBound)
+	quick.Summary.LowerBound = full.Summary.LowerBound
+	require.Equal(t, full, quick)
+}
