@@ -127,6 +127,9 @@ func Plan(in scheduling.Input, plan scheduling.Plan) (Result, error) {
 		if err := fw.snapshot.RemovePod(logger, p.pod, p.node); err != nil {
 			return res, fmt.Errorf("taking %s out of node %s: %w", p.key, p.node, err)
 		}
+		if err := fw.recountPorts(p.node); err != nil {
+			return res, err
+		}
 		if f, bad := fw.check(ctx, p); bad {
 			res.Failures = append(res.Failures, f)
 		}
