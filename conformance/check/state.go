@@ -54,9 +54,9 @@ type state struct {
 	// starting node gains).
 	running []placedPod
 	// objects feed the informers: namespaces, volume objects and CSINodes.
-	objects                  []runtime.Object
+	objects                            []runtime.Object
 	newNodes, virtualNodes, daemonPods int
-	labelFailures            []Failure
+	labelFailures                      []Failure
 }
 
 func newState(in scheduling.Input, plan scheduling.Plan) *state {
