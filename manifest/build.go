@@ -98,6 +98,12 @@ func (s *builder) define(doc *document, kind string, meta *metav1.ObjectMeta) er
 		meta.Name = meta.GenerateName + strconv.Itoa(doc.index)
 		doc.name = meta.Name
 	}
+	if err := validateName(doc, kind, meta); err != nil {
+		return err
+	}
+	if err := validateMetadata(doc, "metadata", meta); err != nil {
+		return err
+	}
 	key := kind + " " + meta.Namespace + "/" + meta.Name
 	if first, ok := s.defined[key]; ok {
 		return fmt.Errorf("%s: %s %s is already defined in %s", doc.where(), kind, first.qualifiedName(), first.where())
@@ -137,6 +143,11 @@ func (s *builder) add(e entry) error {
 		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
 			return err
 		}
+		for i := range o.Spec.VolumeClaimTemplates {
+			if err := validateClaimSpec(doc, fmt.Sprintf("spec.volumeClaimTemplates[%d].spec", i), &o.Spec.VolumeClaimTemplates[i].Spec); err != nil {
+				return err
+			}
+		}
 		return s.addWorkload(doc, "StatefulSet", &o.ObjectMeta, &o.Spec.Template)
 	case *corev1.ReplicationController:
 		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
@@ -160,6 +171,9 @@ func (s *builder) add(e entry) error {
 		}
 		b.DaemonSets = append(b.DaemonSets, o)
 	case *corev1.Node:
+		if err := s.d.checkNode(doc, o); err != nil {
+			return err
+		}
 		if name, err := resources.CheckList(o.Status.Capacity); err != nil {
 			return doc.errorf(joinKey("status.capacity", string(name)), "%v", err)
 		}
@@ -173,6 +187,9 @@ func (s *builder) add(e entry) error {
 		return s.define(doc, "Namespace", &o.ObjectMeta)
 	case *corev1.PersistentVolumeClaim:
 		namespaced(doc, &o.ObjectMeta)
+		if err := validateClaimSpec(doc, "spec", &o.Spec); err != nil {
+			return err
+		}
 		b.PersistentVolumeClaims = append(b.PersistentVolumeClaims, o)
 		return s.define(doc, "PersistentVolumeClaim", &o.ObjectMeta)
 	case *corev1.PersistentVolume:
@@ -230,6 +247,9 @@ func checkReplicas(doc *document, field string, n *int32) error {
 
 func (s *builder) addWorkload(doc *document, kind string, meta *metav1.ObjectMeta, tmpl *corev1.PodTemplateSpec) error {
 	namespaced(doc, meta)
+	if err := validateMetadata(doc, "spec.template.metadata", &tmpl.ObjectMeta); err != nil {
+		return err
+	}
 	if err := defaultPodSpec(doc, "spec.template.spec", &tmpl.Spec); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -486,16 +487,12 @@ func finishNodePool(doc *document, np *scheduling.NodePool, f nodePoolFields, re
 	if weight != nil && (*weight < 1 || *weight > 100) {
 		return doc.errorf(f.weight, "must be between 1 and 100, got %d", *weight)
 	}
+	if err := validateLabels(doc, f.labels, np.Labels); err != nil {
+		return err
+	}
 	for _, key := range slices.Sorted(maps.Keys(np.Labels)) {
-		field := joinKey(f.labels, key)
-		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
-			return doc.errorf(field, "%q is not a valid label key: %s", key, strings.Join(errs, "; "))
-		}
-		if errs := validation.IsValidLabelValue(np.Labels[key]); len(errs) > 0 {
-			return doc.errorf(field, "%q is not a valid label value: %s", np.Labels[key], strings.Join(errs, "; "))
-		}
 		if err := requirements.ValidateNodePoolKey(key); err != nil {
-			return doc.errorf(field, "%v", err)
+			return doc.errorf(joinKey(f.labels, key), "%v", err)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(np.Annotations)) {
@@ -552,8 +549,8 @@ func finishNodePool(doc *document, np *scheduling.NodePool, f nodePoolFields, re
 			return doc.errorf(field, "schedule and duration must be set together")
 		}
 		if b.Schedule != nil {
-			if n := len(strings.Fields(*b.Schedule)); n != 5 && !strings.HasPrefix(*b.Schedule, "@") {
-				return doc.errorf(field+".schedule", "%q is not a cron schedule (5 fields, or @daily, @hourly…)", *b.Schedule)
+			if err := disruption.ValidateSchedule(*b.Schedule); err != nil {
+				return doc.errorf(field+".schedule", "%v", err)
 			}
 			out.Schedule = *b.Schedule
 			if b.Duration.never {

@@ -104,7 +104,9 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	bounded := make(chan struct{})
 	go func() {
 		defer close(bounded)
-		lowerBound = s.lowerBound()
+		if !s.opts.SkipLowerBound {
+			lowerBound = s.lowerBound()
+		}
 	}()
 	reservationsLeft := s.reservationCapacity()
 	claims, claimed := s.nodeClaims(reservationsLeft)

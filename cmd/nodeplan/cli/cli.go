@@ -47,6 +47,7 @@ func Nodeplan() Program {
 		Commands: []Command{
 			Plan(Files),
 			Consolidate(Files),
+			Replay(Files),
 			{"catalog", "list the instance types of a catalog, cheapest first", runCatalog},
 		},
 	}

@@ -1,20 +1,19 @@
-package scheduling
+package bound
 
 import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 
-	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
-	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // The pattern bound is the configuration LP of bin packing (Gilmore–Gomory): a column is one
-// node, a type launched at a capacity type with a pattern of pods that fits its room, and the
-// LP buys fractions of columns so that every pod is covered. It is much closer to a real
-// packing than the fluid relaxations, which let a type's cpu and memory go to different pods:
-// pods that may share no node with pods of another shape pay for whole patterns.
+// node, a kind with a pattern of pods that fits its room, and the LP buys fractions of
+// columns so that every pod is covered. It is much closer to a real packing than the fluid
+// relaxations, which let a node's cpu and memory go to different pods: pods that may share
+// no node with pods of another shape pay for whole patterns.
 //
 // There are far too many patterns to list, so a few are generated (column generation; the
 // pricing tries a greedy fill, then the fractional knapsack's solution rounded down, then an
@@ -26,18 +25,11 @@ import (
 // elsewhere by the fractional multi-resource knapsack (with each item's count limit), solved
 // as a small LP; an upper bound only makes the scaling more cautious. So the result is a true
 // lower bound however few patterns were generated; generating more only tightens it.
-//
-// It prices a node at the cheapest offering of its capacity type outside capacity
-// reservations, so it applies when no reservation is in play (lowerBound checks). Spread and
-// affinity rules, volumes and zones are left out: leaving a constraint out only lowers it.
 
-// Limits on the pattern bound's work. Past maxPatternItems distinct pod items it is skipped
+// Limits on the pattern bound's work. Past maxPatternItems groups of pods it is skipped
 // (the other relaxations still bound the plan); the generation stops after
 // maxPatternRounds rounds, which leaves the bound true, only looser.
 const (
-	// patternBoundGap: the pattern bound runs when the plan costs more than this times the
-	// other bounds.
-	patternBoundGap  = 1.05
 	maxPatternItems  = 32
 	maxPatternRounds = 8
 	patternsPerRound = 16
@@ -45,12 +37,12 @@ const (
 
 // patternItem is the pods of one class with one shape.
 type patternItem struct {
-	pod      *podInfo
 	requests resources.Vector
 	count    int
 }
 
-// nodeKind is a type launched at one capacity type, at the cheapest paid offering of it.
+// nodeKind is a kind as the pattern bound sees it: its room, its price and the items it may
+// hold.
 type nodeKind struct {
 	room    resources.Vector
 	price   float64
@@ -64,14 +56,18 @@ type pattern struct {
 	counts []int
 }
 
-// patternBound is the configuration LP's lower bound on the cost of the pods' new nodes, or 0
-// when it does not apply.
-func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
-	items := patternItems(pods, classOf)
-	if len(items) == 0 || len(items) > maxPatternItems {
+// Patterns is the configuration LP's lower bound on the cost of the pods' nodes. It prices a
+// node at its kind's Price, so it is 0 when reservations are in play, and also past
+// maxPatternItems groups of pods, or when some pod fits no kind (the plan leaves it out).
+func Patterns(in Input) float64 {
+	if in.Reserved != nil || len(in.Pods) == 0 || len(in.Pods) > maxPatternItems {
 		return 0
 	}
-	kinds := s.nodeKinds(items)
+	items := make([]*patternItem, len(in.Pods))
+	for i, p := range in.Pods {
+		items[i] = &patternItem{requests: p.Requests, count: p.Count}
+	}
+	kinds := nodeKinds(in)
 	for i := range items {
 		covered := false
 		for _, k := range kinds {
@@ -96,7 +92,7 @@ func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
 			cols[j] = col
 			prices[j] = kinds[p.kind].price
 		}
-		_, _, y, ok := coverLP(prices, cols, len(items))
+		_, _, y, ok := CoverLP(prices, cols, len(items))
 		if !ok {
 			return 0
 		}
@@ -116,75 +112,28 @@ func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
 	return farleyBound(items, kinds, duals)
 }
 
-// patternItems groups the pods by requirement class (classOf[i] is pods[i]'s, as lowerBound
-// found) and requests.
-func patternItems(pods []*podInfo, classOf []*boundClass) []*patternItem {
-	type itemKey struct {
-		class *boundClass
-		shape string
-	}
-	byKey := map[itemKey]*patternItem{}
-	var out []*patternItem
-	for i, p := range pods {
-		key := itemKey{classOf[i], p.requestsKey}
-		it := byKey[key]
-		if it == nil {
-			it = &patternItem{pod: p, requests: p.requests}
-			byKey[key] = it
-			out = append(out, it)
-		}
-		it.count++
-	}
-	return out
-}
-
-// nodeKinds lists, per NodePool type and capacity type, the room, the cheapest paid price and
-// the items that may run there (taints tolerated, requirements met by the type and one of its
-// offerings of that capacity type, requests within the room).
-func (s *solver) nodeKinds(items []*patternItem) []nodeKind {
+// nodeKinds lists the input's kinds with the items each may hold (the class may use the kind,
+// the requests fit its room), leaving out kinds that hold none and kinds another beats.
+func nodeKinds(in Input) []nodeKind {
 	var kinds []nodeKind
 	typeKeys := map[string]int{}
-	for _, pool := range s.pools {
-		for _, t := range pool.types {
-			cheapest := map[string]float64{}
-			for _, o := range t.offerings {
-				if o.ReservationID != "" {
-					continue
-				}
-				if p, seen := cheapest[o.CapacityType]; !seen || o.Price < p {
-					cheapest[o.CapacityType] = o.Price
-				}
-			}
-			capacityTypes := make([]string, 0, len(cheapest))
-			for k := range cheapest {
-				capacityTypes = append(capacityTypes, k)
-			}
-			sort.Strings(capacityTypes)
-			for _, ct := range capacityTypes {
-				var allowed []int
-				for i, it := range items {
-					if !it.requests.Fits(t.room) {
-						continue
-					}
-					if _, bad := (&podInfo{pod: it.pod.pod, tolerateSoft: true}).untoleratedTaint(pool.np.Taints); bad {
-						continue
-					}
-					if mayLaunchFor(pool, t, ct, it.pod.effective()) {
-						allowed = append(allowed, i)
-					}
-				}
-				if len(allowed) == 0 {
-					continue
-				}
-				key := t.it.Name + "|" + vectorKey(t.room) + "|" + intsKey(allowed)
-				tk, seen := typeKeys[key]
-				if !seen {
-					tk = len(typeKeys)
-					typeKeys[key] = tk
-				}
-				kinds = append(kinds, nodeKind{room: t.room, price: cheapest[ct], allowed: allowed, typeKey: tk})
+	for _, k := range in.Kinds {
+		var allowed []int
+		for i, p := range in.Pods {
+			if p.Requests.Fits(k.Room) && k.ClassPrices[p.Class] >= 0 {
+				allowed = append(allowed, i)
 			}
 		}
+		if len(allowed) == 0 {
+			continue
+		}
+		key := k.Type + "|" + vectorKey(k.Room) + "|" + intsKey(allowed)
+		tk, seen := typeKeys[key]
+		if !seen {
+			tk = len(typeKeys)
+			typeKeys[key] = tk
+		}
+		kinds = append(kinds, nodeKind{room: k.Room, price: k.Price, allowed: allowed, typeKey: tk})
 	}
 	return undominatedKinds(kinds)
 }
@@ -211,22 +160,6 @@ func undominatedKinds(kinds []nodeKind) []nodeKind {
 		}
 	}
 	return out
-}
-
-// mayLaunchFor reports whether a pod with these requirement alternatives may run on type t of
-// pool launched at capacity type ct.
-func mayLaunchFor(pool *poolState, t *typeOption, ct string, alts []requirements.Requirements) bool {
-	for _, alt := range alts {
-		if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
-			continue
-		}
-		for _, o := range t.offerings {
-			if o.ReservationID == "" && o.CapacityType == ct && instancetype.OfferingAllowed(o, alt) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // initialPatterns holds, per item, the pods of that item alone on the two kinds that carry
@@ -472,7 +405,7 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64) (f
 		cols[len(dims)+r] = col
 		prices[len(dims)+r] = float64(min(fitCount(items[i].requests, kind.room, nil), items[i].count))
 	}
-	cost, w, y, ok := coverLP(prices, cols, len(rows))
+	cost, w, y, ok := CoverLP(prices, cols, len(rows))
 	if !ok {
 		return math.Inf(1), nil
 	}
@@ -594,6 +527,15 @@ func patternKey(p pattern) string {
 	b = append(b, byte(p.kind), byte(p.kind>>8), byte(p.kind>>16), '|')
 	for _, c := range p.counts {
 		b = append(b, byte(c), byte(c>>8), byte(c>>16), ',')
+	}
+	return string(b)
+}
+
+func vectorKey(v resources.Vector) string {
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = strconv.AppendInt(b, x, 36)
+		b = append(b, ',')
 	}
 	return string(b)
 }
