@@ -32,4 +32,13 @@
 //
 // Anything else (Services, ConfigMaps…) is skipped with a warning, as are fields the kinds do
 // not have.
+//
+// A program that holds the objects rather than files (a controller's informer caches, a
+// client's lists) passes them to FromObjects, which builds the same Bundle:
+//
+//	b, err := manifest.FromObjects([]runtime.Object{pod, deployment, nodePool})
+//
+// Load and Parse split files into documents; FromObjects takes typed built-in objects as
+// they are and reads the others (Unstructured, Karpenter's types) from their JSON. Both then
+// go through the same decoding, defaulting and workload expansion.
 package manifest

@@ -60,4 +60,81 @@ spec:
 		require.NotEqual(t, "reserved", nc.CapacityType)
 	}
 	require.Contains(t, res.Bundle.Warnings[len(res.Bundle.Warnings)-1], "availableInstanceCount")
+	require.Contains(t, res.Bundle.Warnings[len(res.Bundle.Warnings)-1], "aws ec2 describe-capacity-reservations --capacity-reservation-ids cr-0a1b2c3d4e5f")
+}
+
+// The output of aws ec2 describe-capacity-reservations, given as it is beside a snapshot whose
+// class lists the reservation without a count, gives EC2's count; a reservation EC2 no longer
+// has active is not planned on.
+func TestCapacityReservationsFromAWSCLI(t *testing.T) {
+	pool := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [reserved, on-demand]}`
+	class := ec2NodeClass() + `
+  capacityReservations:
+  - {id: cr-0a1b2c3d4e5f, instanceType: m5.large, availabilityZone: us-west-2b, instanceMatchCriteria: targeted, ownerID: "123456789012", reservationType: default, state: active}`
+	web := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 1200m, memory: 1Gi}}}]`
+	describe := func(state string) string {
+		return `{
+    "CapacityReservations": [
+        {
+            "CapacityReservationId": "cr-0a1b2c3d4e5f",
+            "OwnerId": "123456789012",
+            "CapacityReservationArn": "arn:aws:ec2:us-west-2:123456789012:capacity-reservation/cr-0a1b2c3d4e5f",
+            "AvailabilityZoneId": "usw2-az2",
+            "InstanceType": "m5.large",
+            "InstancePlatform": "Linux/UNIX",
+            "AvailabilityZone": "us-west-2b",
+            "Tenancy": "default",
+            "TotalInstanceCount": 5,
+            "AvailableInstanceCount": 3,
+            "EbsOptimized": true,
+            "EphemeralStorage": false,
+            "State": "` + state + `",
+            "StartDate": "2026-01-01T00:00:00+00:00",
+            "EndDate": "2026-12-31T23:59:59.000Z",
+            "EndDateType": "limited",
+            "InstanceMatchCriteria": "targeted",
+            "CreateDate": "2026-01-01T00:00:00+00:00",
+            "Tags": [],
+            "CapacityAllocations": [],
+            "ReservationType": "default"
+        }
+    ]
+}`
+	}
+	reserved := func(res *Planned) int {
+		n := 0
+		for _, nc := range res.Plan.NodeClaims {
+			if nc.CapacityType == "reserved" {
+				n++
+			}
+		}
+		return n
+	}
+	res := planYAML(t, pool, class, web, describe("active"))
+	require.Empty(t, res.Plan.Unschedulable)
+	require.Equal(t, 3, reserved(res), "EC2 says three more instances fit the reservation")
+	require.Empty(t, res.Bundle.Warnings)
+
+	res = planYAML(t, pool, class, web, describe("expired"))
+	require.Zero(t, reserved(res))
+	require.Len(t, res.Bundle.Warnings, 1)
+	require.Contains(t, res.Bundle.Warnings[0], "capacity reservation cr-0a1b2c3d4e5f is expired, not active")
 }
