@@ -19,8 +19,10 @@ import (
 type Input struct {
 	// Classes is how many pod classes there are; classes are numbered from 0.
 	Classes int
-	// Pods are the pods, Count of each class and requests. Order matters only for ties: the
-	// same input in the same order gives the same bounds, bit for bit.
+	// Pods are the pods, Count of each class and requests. The same input in the same order
+	// gives the same bounds, bit for bit; another order may give another pattern bound (its
+	// column generation stops early on large inputs), so a caller that wants bounds of the
+	// content alone lists the pods in an order of their content.
 	Pods []Pods
 	// Kinds are the nodes that may be launched.
 	Kinds []Kind

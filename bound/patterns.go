@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
@@ -27,13 +26,22 @@ import (
 // lower bound however few patterns were generated; generating more only tightens it.
 
 // Limits on the pattern bound's work. Past maxPatternItems groups of pods it is skipped
-// (the other relaxations still bound the plan); the generation stops after
-// maxPatternRounds rounds, which leaves the bound true, only looser.
+// (the other relaxations still bound the plan). The generation stops after
+// minPatternRounds rounds, or on small inputs (kinds × items) after as many more as
+// patternWork allows, up to maxPatternRounds: stopping early leaves the bound true, only
+// looser, and the number of rounds depends on the input alone.
 const (
 	maxPatternItems  = 32
-	maxPatternRounds = 8
+	minPatternRounds = 8
+	maxPatternRounds = 40
+	patternWork      = 1 << 16
 	patternsPerRound = 16
 )
+
+// patternRounds is how many rounds of column generation the pattern bound runs.
+func patternRounds(kinds, items int) int {
+	return min(max(patternWork/max(kinds*items, 1), minPatternRounds), maxPatternRounds)
+}
 
 // patternItem is the pods of one class with one shape.
 type patternItem struct {
@@ -80,6 +88,7 @@ func Patterns(in Input) float64 {
 		}
 	}
 	patterns := initialPatterns(items, kinds)
+	rounds := patternRounds(len(kinds), len(items))
 	var duals []float64
 	for round := 0; ; round++ {
 		cols := make([][]float64, len(patterns))
@@ -100,7 +109,7 @@ func Patterns(in Input) float64 {
 		for i, v := range y {
 			duals[i] = max(v, 0) / float64(items[i].count)
 		}
-		if round == maxPatternRounds {
+		if round == rounds {
 			break
 		}
 		added := priceNewPatterns(items, kinds, duals, patterns)
@@ -116,9 +125,13 @@ func Patterns(in Input) float64 {
 // the requests fit its room), leaving out kinds that hold none and kinds another beats.
 func nodeKinds(in Input) []nodeKind {
 	var kinds []nodeKind
-	typeKeys := map[string]int{}
-	for _, k := range in.Kinds {
-		var allowed []int
+	var allowed []int
+	runStart := 0 // the first of kinds that belong to the run of the current type and room
+	for j, k := range in.Kinds {
+		if j == 0 || k.Type != in.Kinds[j-1].Type || !slices.Equal(k.Room, in.Kinds[j-1].Room) {
+			runStart = len(kinds)
+		}
+		allowed = allowed[:0]
 		for i, p := range in.Pods {
 			if p.Requests.Fits(k.Room) && k.ClassPrices[p.Class] >= 0 {
 				allowed = append(allowed, i)
@@ -127,13 +140,19 @@ func nodeKinds(in Input) []nodeKind {
 		if len(allowed) == 0 {
 			continue
 		}
-		key := k.Type + "|" + vectorKey(k.Room) + "|" + intsKey(allowed)
-		tk, seen := typeKeys[key]
-		if !seen {
-			tk = len(typeKeys)
-			typeKeys[key] = tk
+		// Kinds of one type and room that allow the same pods share their list and their
+		// knapsack bounds (the other capacity types of the type, mostly).
+		kind := nodeKind{room: k.Room, price: k.Price, typeKey: len(kinds)}
+		for _, other := range kinds[runStart:] {
+			if slices.Equal(other.allowed, allowed) {
+				kind.allowed, kind.typeKey = other.allowed, other.typeKey
+				break
+			}
 		}
-		kinds = append(kinds, nodeKind{room: k.Room, price: k.Price, allowed: allowed, typeKey: tk})
+		if kind.allowed == nil {
+			kind.allowed = slices.Clone(allowed)
+		}
+		kinds = append(kinds, kind)
 	}
 	return undominatedKinds(kinds)
 }
@@ -514,28 +533,11 @@ func exactKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float6
 	return best, bestCounts, true
 }
 
-func intsKey(list []int) string {
-	b := make([]byte, 0, 4*len(list))
-	for _, v := range list {
-		b = append(b, byte(v), byte(v>>8), ',')
-	}
-	return string(b)
-}
-
 func patternKey(p pattern) string {
 	b := make([]byte, 0, 4+4*len(p.counts))
 	b = append(b, byte(p.kind), byte(p.kind>>8), byte(p.kind>>16), '|')
 	for _, c := range p.counts {
 		b = append(b, byte(c), byte(c>>8), byte(c>>16), ',')
-	}
-	return string(b)
-}
-
-func vectorKey(v resources.Vector) string {
-	b := make([]byte, 0, 8*len(v))
-	for _, x := range v {
-		b = strconv.AppendInt(b, x, 36)
-		b = append(b, ',')
 	}
 	return string(b)
 }

@@ -13,24 +13,11 @@ import (
 	"github.com/nodeplan/nodeplan/topology"
 )
 
-// patternBoundGap: the pattern bound runs when the plan costs more than this times the
-// other bounds.
-const patternBoundGap = 1.05
-
-// lowerBound is a cost no plan for the pods on new nodes can beat (see package bound), for
-// the pods placed on new nodes and the NodePools' types.
+// lowerBound is a cost no plan for the pods on new nodes can beat (see bound.Lower), for the
+// pods placed on new nodes and the NodePools' types. It does not depend on the plan's cost:
+// every bound that applies runs.
 func (s *solver) lowerBound() float64 {
-	in := s.boundInput()
-	if len(in.Pods) == 0 {
-		return 0
-	}
-	b := max(bound.Fluid(in), bound.Alone(in))
-	// The pattern bound costs far more than the others; it runs where they leave room for
-	// doubt.
-	if planned := nodesCost(s.nodes); planned > patternBoundGap*b {
-		b = max(b, bound.Patterns(in))
-	}
-	return b
+	return bound.Lower(s.boundInput())
 }
 
 // boundClass is the pods of one bound.Input class: the same requirements and tolerations.
@@ -42,13 +29,17 @@ type boundClass struct {
 }
 
 // boundInput describes the pods placed on new nodes and the NodePools' types for package
-// bound: the pods grouped by class (classKey) and requests in the order they are met, one
-// kind per type and capacity type, the exclusive sets of required hostname anti-affinity, and
-// the room capacity reservations hold.
+// bound: one kind per type and capacity type, the exclusive sets of required hostname
+// anti-affinity, the room capacity reservations hold, and the pods grouped by class
+// (classKey) and requests, in an order of their content alone (classes by key, then
+// requests). The pattern bound's column generation depends on the order of the pods: taking
+// them as the nodes hold them, or as the input lists them, would make the bound depend on
+// the plan or on the order of the input.
 func (s *solver) boundInput() bound.Input {
 	var in bound.Input
 	classIndex := map[string]int{}
 	var classes []boundClass
+	var keys []string
 	type itemKey struct {
 		class    int
 		requests string
@@ -64,6 +55,7 @@ func (s *solver) boundInput() bound.Input {
 				c = len(classes)
 				classIndex[key] = c
 				classes = append(classes, boundClass{pod: p, smallest: p.requests.Clone()})
+				keys = append(keys, key)
 			} else {
 				for i, r := range p.requests {
 					classes[c].smallest[i] = min(classes[c].smallest[i], r)
@@ -94,22 +86,54 @@ func (s *solver) boundInput() bound.Input {
 			}
 		}
 	}
-	in.Classes = len(classes)
-	if s.topology != nil && len(exclusive) > 0 {
-		for _, g := range s.topology.tracker.Groups() {
-			members := exclusive[g]
-			if members == nil {
-				continue
-			}
-			var set bound.Exclusive
-			for item, count := range members {
-				set.Members = append(set.Members, bound.Member{Pods: item, Count: count})
-			}
-			slices.SortFunc(set.Members, func(a, b bound.Member) int { return a.Pods - b.Pods })
-			in.Exclusive = append(in.Exclusive, set)
-		}
+	// The order of content: classes by key, pods by class and requests.
+	classOrder := make([]int, len(classes))
+	for c := range classOrder {
+		classOrder[c] = c
 	}
-	in.Kinds = s.boundKinds(classes)
+	slices.SortFunc(classOrder, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	classRank := make([]int, len(classes))
+	sortedClasses := make([]boundClass, len(classes))
+	for rank, c := range classOrder {
+		classRank[c] = rank
+		sortedClasses[rank] = classes[c]
+	}
+	itemOrder := make([]int, len(in.Pods))
+	for i := range itemOrder {
+		itemOrder[i] = i
+		in.Pods[i].Class = classRank[in.Pods[i].Class]
+	}
+	slices.SortFunc(itemOrder, func(a, b int) int {
+		if c := in.Pods[a].Class - in.Pods[b].Class; c != 0 {
+			return c
+		}
+		return slices.Compare(in.Pods[a].Requests, in.Pods[b].Requests)
+	})
+	itemRank := make([]int, len(in.Pods))
+	sortedPods := make([]bound.Pods, len(in.Pods))
+	for rank, i := range itemOrder {
+		itemRank[i] = rank
+		sortedPods[rank] = in.Pods[i]
+	}
+	in.Pods = sortedPods
+	in.Classes = len(classes)
+	for _, members := range exclusive {
+		var set bound.Exclusive
+		for item, count := range members {
+			set.Members = append(set.Members, bound.Member{Pods: itemRank[item], Count: count})
+		}
+		slices.SortFunc(set.Members, func(a, b bound.Member) int { return a.Pods - b.Pods })
+		in.Exclusive = append(in.Exclusive, set)
+	}
+	slices.SortFunc(in.Exclusive, func(a, b bound.Exclusive) int {
+		return slices.CompareFunc(a.Members, b.Members, func(x, y bound.Member) int {
+			if x.Pods != y.Pods {
+				return x.Pods - y.Pods
+			}
+			return x.Count - y.Count
+		})
+	})
+	in.Kinds = s.boundKinds(sortedClasses)
 	in.Reserved = s.reservedRoom()
 	return in
 }
@@ -118,7 +142,7 @@ func (s *solver) boundInput() bound.Input {
 // capacity reservations, priced at the cheapest such offering, and per class at the cheapest
 // the class's requirements allow (none when it does not tolerate the NodePool's taints, no
 // requirement alternative fits the NodePool and the type, or its smallest requests do not
-// fit). PreferNoSchedule taints do not count, as some pods of the class may have relaxed them.
+// fit). PreferNoSchedule taints do not count, as a plan may relax them.
 func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 	var kinds []bound.Kind
 	tolerated := make([]bool, len(classes))
@@ -155,7 +179,7 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 					continue
 				}
 				alts = alts[:0]
-				for _, alt := range class.pod.effective() {
+				for _, alt := range class.pod.alternatives {
 					if pool.reqs.Conflict(alt) == "" && t.reqs.Conflict(alt) == "" {
 						alts = append(alts, alt)
 					}
@@ -231,10 +255,11 @@ func hostPrice(pool *poolState, t *typeOption, alts []requirements.Requirements)
 	return best
 }
 
-// classKey groups pods by what limits their choice of types: requirement alternatives (with
-// the preference in force) and tolerations. Plain pods share the empty key.
+// classKey groups pods by what limits their choice of types: required node selectors and
+// affinity (not preferences, which a plan may keep for some pods and relax for others: the
+// bound holds for every plan) and tolerations. Plain pods share the empty key.
 func classKey(p *podInfo) string {
-	alts := p.effective()
+	alts := p.alternatives
 	if len(p.pod.Spec.Tolerations) == 0 && (len(alts) == 0 || (len(alts) == 1 && len(alts[0]) == 0)) {
 		return ""
 	}
