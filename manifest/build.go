@@ -71,6 +71,7 @@ func build(docs []*document, w *warnings, errs *problems) (*Bundle, error) {
 	s.defaultStorageClass()
 	s.namespaces()
 	s.checkReferences()
+	s.capacityReservationCounts()
 	s.nodeClasses()
 	s.sort()
 	b.Warnings = d.warnings.result()
@@ -84,6 +85,8 @@ type builder struct {
 	defined map[string]*document
 	// pools are the NodePools with their node class references, in input order.
 	pools []*nodePoolObject
+	// ec2Reservations are the aws ec2 describe-capacity-reservations outputs in the input.
+	ec2Reservations []*ec2CapacityReservations
 }
 
 // define records an object and reports a second definition of the same one.
@@ -218,6 +221,8 @@ func (s *builder) add(e entry) error {
 	case *NodeClaim:
 		b.NodeClaims = append(b.NodeClaims, o)
 		return s.define(doc, "NodeClaim", &metav1.ObjectMeta{Name: o.Name})
+	case *ec2CapacityReservations:
+		s.ec2Reservations = append(s.ec2Reservations, o)
 	default:
 		return fmt.Errorf("%s: internal error: unhandled object %T", doc.where(), o)
 	}

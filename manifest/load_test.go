@@ -45,11 +45,10 @@ func TestProvisionerV1alpha5(t *testing.T) {
 			// The v1alpha5 defaulting webhook's additions.
 			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "kubernetes.io/os", Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}}},
 			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
-			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.k8s.aws/instance-category", Operator: corev1.NodeSelectorOpIn, Values: []string{"c", "m", "r"}}},
-			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.k8s.aws/instance-generation", Operator: corev1.NodeSelectorOpGt, Values: []string{"2"}}},
 		},
-		Limits:      corev1.ResourceList{"cpu": qty("64"), "memory": qty("256Gi")},
-		ExpireAfter: dur(720 * time.Hour), // ttlSecondsUntilExpired: 2592000
+		DefaultedKeys: []string{"kubernetes.io/os", "kubernetes.io/arch"},
+		Limits:        corev1.ResourceList{"cpu": qty("64"), "memory": qty("256Gi")},
+		ExpireAfter:   dur(720 * time.Hour), // ttlSecondsUntilExpired: 2592000
 		Disruption: scheduling.Disruption{
 			ConsolidationPolicy: scheduling.ConsolidationWhenEmpty,
 			ConsolidateAfter:    dur(30 * time.Second),
@@ -68,9 +67,23 @@ func TestProvisionerV1alpha5(t *testing.T) {
 	assert.Empty(t, b.Warnings)
 }
 
-// A Provisioner gets the defaults of its era's webhook only for what it does not say; a
-// family (or type, category, generation) requirement keeps the category default away.
+// A Provisioner gets the defaults every version of the v1alpha5 webhook wrote (os, arch,
+// capacity type) only for the keys its requirements and labels do not name, and never the
+// instance category and generation defaults that only v0.19 to v0.27 persisted.
 func TestProvisionerDefaults(t *testing.T) {
+	plain := parse(t, "plain.yaml", `apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: plain}
+spec:
+  labels: {karpenter.sh/capacity-type: spot}
+`).NodePools[0]
+	var got []string
+	for _, r := range plain.Requirements {
+		got = append(got, r.Key+" "+string(r.Operator)+" "+strings.Join(r.Values, ","))
+	}
+	assert.Equal(t, []string{"kubernetes.io/os In linux", "kubernetes.io/arch In amd64"}, got, "a label names the capacity type; no category or generation default")
+	assert.Equal(t, []string{"kubernetes.io/os", "kubernetes.io/arch"}, plain.DefaultedKeys)
+
 	b := parse(t, "p.yaml", `apiVersion: karpenter.sh/v1alpha5
 kind: Provisioner
 metadata: {name: graviton}

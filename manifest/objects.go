@@ -153,6 +153,11 @@ func (d *decoder) warnf(format string, args ...any) {
 
 // decode returns the typed object of a document, or nil for a kind nodeplan does not use.
 func (d *decoder) decode(doc *document) (any, error) {
+	if doc.kind == "" && doc.apiVersion == "" {
+		if obj, ok, err := decodeByShape(doc); ok {
+			return obj, err
+		}
+	}
 	if doc.kind == "" || doc.apiVersion == "" {
 		d.warnf("%s: no apiVersion or kind, skipped", doc.where())
 		return nil, nil
@@ -169,6 +174,9 @@ func (d *decoder) decode(doc *document) (any, error) {
 	}
 	if err := checkVersion(doc, gk, version); err != nil {
 		return nil, err
+	}
+	if doc.decoded != nil {
+		return doc.decoded, nil
 	}
 	return dec(d, doc, version)
 }
