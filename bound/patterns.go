@@ -34,7 +34,7 @@ const (
 	maxPatternItems  = 32
 	minPatternRounds = 8
 	maxPatternRounds = 40
-	patternWork      = 1 << 16
+	patternWork      = 1 << 12
 	patternsPerRound = 16
 )
 
