@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/nodeplan/nodeplan/instancetype/aws"
 )
@@ -136,10 +137,12 @@ func (s *builder) capacityReservationCounts() {
 			where[r.CapacityReservationID] = fmt.Sprintf("%s: CapacityReservations[%d]", o.doc.where(), i)
 		}
 	}
+	listed := map[string]bool{}
 	for _, nc := range s.b.NodeClasses {
 		kept := nc.CapacityReservations[:0]
 		for i, r := range nc.CapacityReservations {
 			field := fmt.Sprintf("%s %s: status.capacityReservations[%d]", nc.Kind, nc.Name, i)
+			listed[r.ID] = true
 			if e, ok := ec2[r.ID]; ok {
 				if e.State != "active" {
 					s.d.warnf("%s: capacity reservation %s is %s, not active (%s): no new node is planned on it, and nodes in it are taken as on-demand", field, r.ID, e.State, where[r.ID])
@@ -152,5 +155,16 @@ func (s *builder) capacityReservationCounts() {
 			kept = append(kept, r)
 		}
 		nc.CapacityReservations = slices.Clip(kept)
+	}
+	for _, o := range s.ec2Reservations {
+		var unused []string
+		for _, r := range o.CapacityReservations {
+			if !listed[r.CapacityReservationID] {
+				unused = append(unused, r.CapacityReservationID)
+			}
+		}
+		if len(unused) > 0 {
+			s.d.warnf("%s: no EC2NodeClass's status.capacityReservations lists %s: Karpenter launches into a reservation only when a class selects it (capacityReservationSelectorTerms), so nodeplan plans nothing on it", o.doc.where(), strings.Join(unused, ", "))
+		}
 	}
 }

@@ -98,6 +98,9 @@ func TestStaticAndReserved(t *testing.T) {
 	}
 	require.Equal(t, 2, ingress, "the static NodePool keeps its two nodes")
 	require.Equal(t, 1, reserved, "the reservation takes one more instance")
+	for _, w := range res.Bundle.Warnings {
+		require.NotContains(t, w, "capacity reservation", "reservations.json gives the count")
+	}
 	require.Greater(t, p.Summary.LowerBound, 0.0, "reservations are few: the bound still counts paid nodes")
 }
 

@@ -30,7 +30,9 @@ func solverSteps(text string) []string {
 	return steps
 }
 
-const pinnedT4g = `apiVersion: apps/v1
+// inflate is a Deployment of two one-cpu pods whose pod spec adds podSpec's lines.
+func inflate(podSpec string) string {
+	return `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: inflate}
 spec:
@@ -39,8 +41,11 @@ spec:
   template:
     metadata: {labels: {app: inflate}}
     spec:
-      nodeSelector: {node.kubernetes.io/instance-type: t4g.2xlarge}
+` + podSpec + `
       containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]`
+}
+
+var pinnedT4g = inflate(`      nodeSelector: {node.kubernetes.io/instance-type: t4g.2xlarge}`)
 
 // A round retried without progress fails the same way: the explanation says so once instead
 // of repeating its steps, and a requirement the Provisioner's defaults added says it is one.
@@ -82,20 +87,10 @@ metadata:
   labels: {karpenter.sh/nodepool: default, karpenter.sh/initialized: "true", node.kubernetes.io/instance-type: m5.xlarge,
     kubernetes.io/arch: amd64, kubernetes.io/hostname: n1, topology.kubernetes.io/zone: us-west-2a, karpenter.sh/capacity-type: on-demand}
 status:
-  allocatable: {cpu: 3920m, memory: 14Gi, pods: "58"}`, `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: inflate}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: inflate}}
-  template:
-    metadata: {labels: {app: inflate}}
-    spec:
-      affinity:
+  allocatable: {cpu: 3920m, memory: 14Gi, pods: "58"}`, inflate(`      affinity:
         podAffinity:
           requiredDuringSchedulingIgnoredDuringExecution:
-          - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: inflate}}}
-      containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]`)
+          - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: inflate}}}`))
 	steps := solverSteps(text)
 	require.Len(t, steps, 4, text)
 	require.Contains(t, steps[0], "no allowed domain on n1")

@@ -1,16 +1,14 @@
 package app
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// An EC2NodeClass's capacity reservation gives its instance type a reserved offering in the
-// reservation's zone: a NodePool that asks for reserved capacity fills the instances the
-// reservation still takes, at next to nothing, before paying on-demand prices.
-func TestCapacityReservation(t *testing.T) {
-	pool := `apiVersion: karpenter.sh/v1
+// reservedPool may launch m5.large reserved or on-demand.
+const reservedPool = `apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: default}
 spec:
@@ -20,21 +18,31 @@ spec:
       requirements:
       - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
       - {key: karpenter.sh/capacity-type, operator: In, values: [reserved, on-demand]}`
-	class := ec2NodeClass() + `
-  capacityReservations:
-  - {id: cr-0a1b2c3d4e5f, instanceType: m5.large, availabilityZone: us-west-2b, instanceMatchCriteria: targeted,
-     ownerID: "123456789012", reservationType: default, state: active, availableInstanceCount: 2}`
-	web := `apiVersion: apps/v1
+
+// webReplicas is a Deployment of n pods that need a node each on an m5.large.
+func webReplicas(n int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
-  replicas: 3
+  replicas: %d
   selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
     spec:
-      containers: [{name: web, image: nginx, resources: {requests: {cpu: 1200m, memory: 1Gi}}}]`
-	res := planYAML(t, pool, class, web)
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 1200m, memory: 1Gi}}}]`, n)
+}
+
+// An EC2NodeClass's capacity reservation gives its instance type a reserved offering in the
+// reservation's zone: a NodePool that asks for reserved capacity fills the instances the
+// reservation still takes, at next to nothing, before paying on-demand prices.
+func TestCapacityReservation(t *testing.T) {
+	class := ec2NodeClass() + `
+  capacityReservations:
+  - {id: cr-0a1b2c3d4e5f, instanceType: m5.large, availabilityZone: us-west-2b, instanceMatchCriteria: targeted,
+     ownerID: "123456789012", reservationType: default, state: active, availableInstanceCount: 2}`
+	web := webReplicas(3)
+	res := planYAML(t, reservedPool, class, web)
 	require.Empty(t, res.Plan.Unschedulable)
 	var reserved, onDemand int
 	for _, nc := range res.Plan.NodeClaims {
@@ -53,7 +61,7 @@ spec:
 
 	// Without availableInstanceCount the snapshot does not say what is free: nothing is planned
 	// on the reservation, and a warning says so.
-	res = planYAML(t, pool, ec2NodeClass()+`
+	res = planYAML(t, reservedPool, ec2NodeClass()+`
   capacityReservations:
   - {id: cr-0a1b2c3d4e5f, instanceType: m5.large, availabilityZone: us-west-2b, instanceMatchCriteria: targeted, ownerID: "123456789012"}`, web)
 	for _, nc := range res.Plan.NodeClaims {
@@ -67,29 +75,10 @@ spec:
 // class lists the reservation without a count, gives EC2's count; a reservation EC2 no longer
 // has active is not planned on.
 func TestCapacityReservationsFromAWSCLI(t *testing.T) {
-	pool := `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-      - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
-      - {key: karpenter.sh/capacity-type, operator: In, values: [reserved, on-demand]}`
 	class := ec2NodeClass() + `
   capacityReservations:
   - {id: cr-0a1b2c3d4e5f, instanceType: m5.large, availabilityZone: us-west-2b, instanceMatchCriteria: targeted, ownerID: "123456789012", reservationType: default, state: active}`
-	web := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 4
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx, resources: {requests: {cpu: 1200m, memory: 1Gi}}}]`
+	web := webReplicas(4)
 	describe := func(state string) string {
 		return `{
     "CapacityReservations": [
@@ -128,12 +117,18 @@ spec:
 		}
 		return n
 	}
-	res := planYAML(t, pool, class, web, describe("active"))
+	res := planYAML(t, reservedPool, class, web, describe("active"))
 	require.Empty(t, res.Plan.Unschedulable)
 	require.Equal(t, 3, reserved(res), "EC2 says three more instances fit the reservation")
 	require.Empty(t, res.Bundle.Warnings)
 
-	res = planYAML(t, pool, class, web, describe("expired"))
+	// A reservation no class lists is not used, and a warning says why.
+	res = planYAML(t, reservedPool, ec2NodeClass(), web, describe("active"))
+	require.Zero(t, reserved(res))
+	require.Len(t, res.Bundle.Warnings, 1)
+	require.Contains(t, res.Bundle.Warnings[0], "no EC2NodeClass's status.capacityReservations lists cr-0a1b2c3d4e5f")
+
+	res = planYAML(t, reservedPool, class, web, describe("expired"))
 	require.Zero(t, reserved(res))
 	require.Len(t, res.Bundle.Warnings, 1)
 	require.Contains(t, res.Bundle.Warnings[0], "capacity reservation cr-0a1b2c3d4e5f is expired, not active")
