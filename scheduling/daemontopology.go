@@ -274,6 +274,9 @@ func daemonGroupsOn(running []*daemonCount, key string) []*topology.Group {
 // the domains its requirements fix. A group whose node filter the node does not yet imply does
 // not count them (as it does not count the node's pods).
 func (s *solver) recordDaemons(n *newNode, running []*daemonCount) {
+	if len(running) > 0 {
+		s.topology.epoch++
+	}
 	for _, dc := range running {
 		for _, g := range dc.groups {
 			if !g.CountsOnNew(n.reqs) {

@@ -51,6 +51,10 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 	placed := false
 	try := func(i int) bool {
 		n := s.nodes[i]
+		if p.trace == nil && s.plannedNodeRefuses(p, n) {
+			s.refused[i] = s.attempt
+			return false
+		}
 		c, r := s.tryNewNode(n, p, false)
 		if r.failed() {
 			s.refused[i] = s.attempt

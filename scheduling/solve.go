@@ -56,6 +56,8 @@ type solver struct {
 	karpenter *karpenterState
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
 	daemons []*daemon
+	// domainMemo holds the verdicts of the placed pod's topology rules on planned nodes.
+	domainMemo domainVerdicts
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -338,6 +340,9 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if memo && n.pool.remaining == nil && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
+		if !traced && s.plannedNodeRefuses(p, n) {
+			return false
+		}
 		c, r := s.tryNewNode(n, p, traced)
 		if r.failed() {
 			if memo && n.pool.remaining == nil {
@@ -358,10 +363,13 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	if skip == nil {
 		skip = s.portSkip(p)
 	}
-	if s.karpenter == nil && s.placeSnug(p, skip) {
+	scan := traced || !s.noPlannedNodeTakes(p)
+	if scan && s.karpenter == nil && s.placeSnug(p, skip) {
 		return ok
 	}
-	if s.karpenter != nil {
+	if !scan {
+		// No planned node can take p: a new node may.
+	} else if s.karpenter != nil {
 		if s.eachInflight(p, skip, try) {
 			return ok
 		}

@@ -41,6 +41,8 @@ type topologyState struct {
 	// self-affine group's first domain, so that pods it will count are placed first and the
 	// seed is not left alone by them.
 	seedsAllowed bool
+	// epoch counts the changes to any group's counts: memos of rule verdicts hold within one.
+	epoch int
 	// daemons are the DaemonSets some group counts the pods of (nil in the common case: then
 	// nothing about daemons costs anything); freshDaemons[g][pool index] is how many pods g
 	// counts a fresh node of the pool brings (see freshDaemonCount).
@@ -242,8 +244,15 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 			}
 			continue
 		}
+		planned := nv.existing == nil && !nv.fresh
 		if single, ok := singleDomain(key, out, nv); ok {
-			if g := s.firstViolated(p, active, key, single, nv); g != nil {
+			violated := (*topology.Group)(nil)
+			if planned {
+				violated = s.plannedViolated(p, active, key, single)
+			} else {
+				violated = s.firstViolated(p, active, key, single, nv)
+			}
+			if g := violated; g != nil {
 				return nil, s.topologyRejection(p, g, []string{single}, nv, explain)
 			}
 			continue
@@ -252,7 +261,13 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		allowed := candidates[:0:0]
 		var failing *topology.Group
 		for _, v := range candidates {
-			if g := s.firstViolated(p, active, key, v, nv); g != nil {
+			var g *topology.Group
+			if planned {
+				g = s.plannedViolated(p, active, key, v)
+			} else {
+				g = s.firstViolated(p, active, key, v, nv)
+			}
+			if g != nil {
 				if failing == nil {
 					failing = g
 				}
@@ -812,6 +827,7 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 	if len(p.matched) == 0 && len(p.terms) == 0 {
 		return
 	}
+	s.topology.epoch++
 	domain := func(key string) (string, bool) {
 		if key == requirements.LabelHostname {
 			return nodeName, true
