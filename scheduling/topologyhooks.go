@@ -122,8 +122,11 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			tr.RecordOnNode(pod, terms, n.labels)
 		}
 	}
+	// Groups in the order of their IDs, not of the pods that first declared them, so that a
+	// pod's matched groups, and what follows from their order, do not depend on the input's.
+	byID := slices.SortedFunc(slices.Values(tr.Groups()), func(a, b *topology.Group) int { return strings.Compare(a.ID(), b.ID()) })
 	for _, p := range kept {
-		for _, g := range tr.Groups() {
+		for _, g := range byID {
 			if g.Matches(p.pod) {
 				p.matched = append(p.matched, g)
 			}
