@@ -239,19 +239,11 @@ func (s *solver) daemonsBreak(running []*daemonCount, key, v string) (bool, int)
 				added++
 			}
 		}
-		switch g.Kind {
-		case topology.Spread:
+		if g.Kind == topology.Spread {
 			count += g.Count(v)
-			if g.Owners(v) == 0 {
-				continue
-			}
-			if declared := s.topology.declarerDomains[g]; declared != nil && g.Count(v)+added-g.MinCount(declared.sorted) > int(g.MaxSkew) {
-				breaks = true
-			}
-		case topology.AntiAffinity:
-			if g.Owners(v) > 0 {
-				breaks = true
-			}
+		}
+		if s.topology.rules.DaemonPodsBreak(g, v, added) {
+			breaks = true
 		}
 	}
 	return breaks, count
@@ -274,9 +266,6 @@ func daemonGroupsOn(running []*daemonCount, key string) []*topology.Group {
 // the domains its requirements fix. A group whose node filter the node does not yet imply does
 // not count them (as it does not count the node's pods).
 func (s *solver) recordDaemons(n *newNode, running []*daemonCount) {
-	if len(running) > 0 {
-		s.topology.epoch++
-	}
 	for _, dc := range running {
 		for _, g := range dc.groups {
 			if !g.CountsOnNew(n.reqs) {
@@ -290,11 +279,8 @@ func (s *solver) recordDaemons(n *newNode, running []*daemonCount) {
 				}
 				v, _ = r.Any()
 			}
-			g.RecordIn(v, true, false)
+			s.topology.rules.RecordDaemonPod(g, v, n.index)
 			n.daemonCounted = true
-			if g.Key == requirements.LabelHostname {
-				s.topology.noteHostname(g, v, n.index)
-			}
 		}
 	}
 }

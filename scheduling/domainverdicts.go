@@ -31,10 +31,10 @@ type domainVerdict struct {
 // verdicts returns the memo for p, started afresh when anything it depends on changed.
 func (s *solver) verdicts(p *podInfo) *domainVerdicts {
 	v, ts := &s.domainMemo, s.topology
-	if v.valid && v.pod == p && v.epoch == ts.epoch && v.softRelaxed == p.softRelaxed && v.loose == p.loose && v.seedsAllowed == ts.seedsAllowed {
+	if v.valid && v.pod == p && v.epoch == ts.rules.Epoch() && v.softRelaxed == p.softRelaxed && v.loose == p.loose && v.seedsAllowed == ts.rules.SeedsAllowed() {
 		return v
 	}
-	*v = domainVerdicts{pod: p, epoch: ts.epoch, softRelaxed: p.softRelaxed, loose: p.loose, seedsAllowed: ts.seedsAllowed, valid: true,
+	*v = domainVerdicts{pod: p, epoch: ts.rules.Epoch(), softRelaxed: p.softRelaxed, loose: p.loose, seedsAllowed: ts.rules.SeedsAllowed(), valid: true,
 		entries: v.entries[:0], keys: v.keys[:0], required: v.required[:0]}
 	active := p.activeTerms()
 	for _, k := range p.ruleKeys(active) {

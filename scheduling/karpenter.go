@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
@@ -212,7 +213,7 @@ func (s *solver) unrelaxKarpenter(p *podInfo) {
 // eachInflight tries the nodes opened in this plan as Karpenter does: sorted by how many pods
 // they hold, fewest first (sort.Slice, as Karpenter, so that equal counts fall in the same
 // order), the first that takes the pod wins. skip, when set, rules nodes out up front.
-func (s *solver) eachInflight(p *podInfo, skip *skipSet, try func(i int) bool) bool {
+func (s *solver) eachInflight(p *podInfo, skip *skipset.Set, try func(i int) bool) bool {
 	// Nodes opened since the last attempt (and a static NodePool's nodes) join at the end.
 	for i := len(s.karpenter.inflight); i < len(s.nodes); i++ {
 		s.karpenter.inflight = append(s.karpenter.inflight, i)
@@ -220,7 +221,7 @@ func (s *solver) eachInflight(p *podInfo, skip *skipSet, try func(i int) bool) b
 	order := s.karpenter.inflight
 	sort.Slice(order, func(a, b int) bool { return len(s.nodes[order[a]].pods) < len(s.nodes[order[b]].pods) })
 	for _, i := range order {
-		if skip != nil && skip.find(i) != i {
+		if skip != nil && skip.Find(i) != i {
 			continue
 		}
 		if p.requests.Fits(s.newFree.free[i]) && try(i) {
@@ -236,7 +237,7 @@ func (s *solver) startKarpenter(pods []*podInfo) {
 	sortPodsKarpenter(pods)
 	if s.topology != nil {
 		// Karpenter starts a self-affine group's first domain at once.
-		s.topology.seedsAllowed = true
+		s.topology.rules.AllowSeeds()
 	}
 }
 
