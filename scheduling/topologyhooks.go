@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -141,42 +140,6 @@ func topologyConstraintOfError(err error) Constraint {
 	return ConstraintTopologySpread
 }
 
-// poolDomainValues lists the values key can take on a new node of the pool: from available
-// offerings for zone and capacity type, names for instance type, else type and template
-// labels.
-func poolDomainValues(pool *poolState, key string) []string {
-	seen := map[string]bool{}
-	add := func(v string) {
-		if r, ok := pool.reqs[key]; !ok || r.Has(v) {
-			seen[v] = true
-		}
-	}
-	for _, t := range pool.types {
-		switch key {
-		case requirements.LabelTopologyZone:
-			for _, o := range t.offerings {
-				add(o.Zone)
-			}
-		case requirements.LabelCapacityType:
-			for _, o := range t.offerings {
-				add(o.CapacityType)
-			}
-		case requirements.LabelInstanceType:
-			add(t.it.Name)
-		default:
-			if v, ok := t.it.Labels[key]; ok {
-				add(v)
-			}
-		}
-	}
-	if r, ok := pool.reqs[key]; ok && !r.IsComplement() {
-		for _, v := range r.Values() {
-			seen[v] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(seen))
-}
-
 // nodeView is what topology needs to know of a candidate node.
 type nodeView struct {
 	name     string
@@ -274,112 +237,6 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		}
 	}
 	return out, ok
-}
-
-// decideNodeFilter settles, for a new node p joins, whether the group g counts the pods on it,
-// when g counts only pods on nodes matching a filter and the node's requirements leave that
-// open (some options match the filter, some do not): otherwise the count would depend on the
-// type launched at the end. It keeps the side the node's cheapest option is on: it requires
-// the filter, or excludes it by negating one of its requirements. It returns reqs itself when
-// nothing needs settling.
-func (s *solver) decideNodeFilter(g *topology.Group, reqs requirements.Requirements, options []*typeOption) requirements.Requirements {
-	filter := g.NodeFilter()
-	if filter == nil || g.CountsOnNew(reqs) {
-		return reqs
-	}
-	var counting requirements.Requirements
-	for _, alt := range filter {
-		if reqs.Conflict(alt) != "" {
-			continue
-		}
-		cand := reqs.Copy()
-		cand.AddAll(alt)
-		if anyTypeAllows(options, cand) {
-			counting = cand
-			break
-		}
-	}
-	if counting == nil {
-		return reqs // no option can match the filter: the node never counts, as recorded
-	}
-	if cheapest := cheapestAllowed(options, reqs); cheapest == nil || !matchesFilter(cheapest, filter) {
-		if excluding := excludeFilter(reqs, filter, options); excluding != nil {
-			return excluding
-		}
-	}
-	return counting
-}
-
-// excludeFilter narrows reqs so that no alternative of filter can hold, negating one
-// requirement per alternative (In, NotIn, Exists and DoesNotExist negate), keeping some
-// option; nil when that is not possible.
-func excludeFilter(reqs requirements.Requirements, filter []requirements.Requirements, options []*typeOption) requirements.Requirements {
-	out := reqs.Copy()
-	for _, alt := range filter {
-		if out.Conflict(alt) != "" {
-			continue // already excluded
-		}
-		negated := false
-		for _, key := range alt.Keys() {
-			neg := negation(alt[key])
-			if neg == nil {
-				continue
-			}
-			cand := out.Copy()
-			cand.Add(neg)
-			if anyTypeAllows(options, cand) {
-				out, negated = cand, true
-				break
-			}
-		}
-		if !negated {
-			return nil
-		}
-	}
-	return out
-}
-
-func negation(r *requirements.Requirement) *requirements.Requirement {
-	key := r.Key
-	switch r.Operator() {
-	case corev1.NodeSelectorOpIn:
-		return requirements.New(key, corev1.NodeSelectorOpNotIn, r.Values()...)
-	case corev1.NodeSelectorOpNotIn:
-		return requirements.New(key, corev1.NodeSelectorOpIn, r.Values()...)
-	case corev1.NodeSelectorOpExists:
-		return requirements.New(key, corev1.NodeSelectorOpDoesNotExist)
-	case corev1.NodeSelectorOpDoesNotExist:
-		return requirements.New(key, corev1.NodeSelectorOpExists)
-	}
-	return nil
-}
-
-func anyTypeAllows(options []*typeOption, reqs requirements.Requirements) bool {
-	for _, t := range options {
-		if typeAllows(t, reqs) {
-			return true
-		}
-	}
-	return false
-}
-
-// cheapestAllowed is the option with the cheapest offering reqs allow, or nil.
-func cheapestAllowed(options []*typeOption, reqs requirements.Requirements) *typeOption {
-	c, found := cheapestChoice(options, reqs)
-	if !found {
-		return nil
-	}
-	return c.option
-}
-
-// matchesFilter reports whether a type's own requirements satisfy one of the alternatives.
-func matchesFilter(t *typeOption, filter []requirements.Requirements) bool {
-	for _, alt := range filter {
-		if t.reqs.Conflict(alt) == "" && typeAllows(t, alt) {
-			return true
-		}
-	}
-	return false
 }
 
 // singleDomain returns the one value key has on the node when it is already decided: an
@@ -512,110 +369,6 @@ func (ts *topologyState) declaresDaemonGroup(p *podInfo) bool {
 	for _, t := range p.terms {
 		if t.Group.Kind == topology.Spread && ts.freshDaemons[t.Group] != nil {
 			return true
-		}
-	}
-	return false
-}
-
-// eligibleDomains are the domains a spread group's skew is measured over for p: values of the
-// key on existing nodes and NodePools p could use (taints when the group honours them), and
-// allowed by p's node affinity (when honoured). Hostname spread is measured against a new,
-// empty node, which is always possible, so its minimum is 0.
-func (s *solver) eligibleDomains(p *podInfo, g *topology.Group) []string {
-	if g.Key == requirements.LabelHostname {
-		return nil
-	}
-	if d, ok := p.eligible[g]; ok {
-		return d
-	}
-	classKey := g.ID() + "|" + eligibilityKey(p)
-	if d, ok := s.topology.eligibleByClass[classKey]; ok {
-		if p.eligible == nil {
-			p.eligible = map[*topology.Group][]string{}
-		}
-		p.eligible[g] = d
-		return d
-	}
-	seen := map[string]bool{}
-	allowedByPod := func(v string) bool {
-		if !g.HonorNodeAffinity {
-			return true
-		}
-		for _, alt := range p.alternatives {
-			if r, ok := alt[g.Key]; !ok || r.Has(v) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, n := range s.existing {
-		v, ok := n.labels[g.Key]
-		if !ok || seen[v] {
-			continue
-		}
-		if g.HonorTaints {
-			if _, bad := p.untoleratedTaint(n.taints); bad {
-				continue
-			}
-		}
-		if allowedByPod(v) {
-			seen[v] = true
-		}
-	}
-	for i, pool := range s.pools {
-		if g.HonorTaints {
-			if _, bad := p.untoleratedTaint(pool.np.Taints); bad {
-				continue
-			}
-		}
-		for _, v := range s.topology.poolDomains[i][g.Key] {
-			if seen[v] || !allowedByPod(v) {
-				continue
-			}
-			// A domain counts only if the pool can launch a node for this pod there: a zone
-			// whose offerings are all of another capacity type (say on-demand only, for a
-			// spot-only pod) would otherwise stay empty and cap every other zone at maxSkew.
-			if g.HonorNodeAffinity && !poolCanHost(pool, p, g.Key, v) {
-				continue
-			}
-			seen[v] = true
-		}
-	}
-	out := slices.Sorted(maps.Keys(seen))
-	if p.eligible == nil {
-		p.eligible = map[*topology.Group][]string{}
-	}
-	p.eligible[g] = out
-	s.topology.eligibleByClass[classKey] = out
-	return out
-}
-
-// eligibilityKey groups pods whose eligible domains are the same: same requirement
-// alternatives and tolerations.
-func eligibilityKey(p *podInfo) string {
-	var b strings.Builder
-	for _, alt := range p.alternatives {
-		b.WriteString(alt.String())
-		b.WriteString(" | ")
-	}
-	fmt.Fprint(&b, p.pod.Spec.Tolerations)
-	return b.String()
-}
-
-// poolCanHost reports whether some type of the pool has an available offering for the pod
-// (one of its alternatives) with key = value.
-func poolCanHost(pool *poolState, p *podInfo, key, value string) bool {
-	pin := requirements.New(key, corev1.NodeSelectorOpIn, value)
-	for _, alt := range p.alternatives {
-		if pool.reqs.Conflict(alt) != "" {
-			continue
-		}
-		reqs := alt.Copy()
-		reqs.Add(pin)
-		for _, t := range pool.types {
-			if typeAllows(t, reqs) {
-				return true
-			}
 		}
 	}
 	return false
