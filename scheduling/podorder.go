@@ -3,7 +3,11 @@ package scheduling
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
@@ -38,35 +42,79 @@ func sortPods(pods []*podInfo) {
 
 // podOrderKey describes what places a pod, without its name: its requests, its topology rules
 // and the groups counting it (so its labels as far as any rule reads them), node selection,
-// preferences, tolerations, host ports, volume claims, namespace and controlling owner.
+// preferences, tolerations, host ports, volume claims, namespace and controlling owner. A
+// plain pod of the default namespace without an owner uses its memoClass, which says all of
+// that already; any other key is built in one allocation where it can be.
 func podOrderKey(p *podInfo) string {
-	var b strings.Builder
-	b.WriteString(p.requestsKey)
+	owner := controllerOf(p.pod)
+	ns := p.pod.Namespace
+	if p.memoClass != "" && owner == nil && (ns == "" || ns == corev1.NamespaceDefault) {
+		return p.memoClass
+	}
+	size := len(p.requestsKey) + len(p.memoClass) + len(ns) + 16
 	for _, t := range p.terms {
-		fmt.Fprintf(&b, "|term %s %t %d", t.Group.ID(), t.Required, t.Weight)
+		size += len(t.Group.ID()) + 24
 	}
 	for _, g := range p.matched {
-		b.WriteString("|counted ")
-		b.WriteString(g.ID())
+		size += len(g.ID()) + 10
 	}
-	for _, alt := range p.alternatives {
-		b.WriteString("|node ")
-		b.WriteString(alt.String())
+	if owner != nil {
+		size += len(owner.Kind) + len(owner.Name) + 8
 	}
-	for _, pref := range p.preferences {
-		fmt.Fprintf(&b, "|pref %d %s", pref.Weight, pref.Requirements.String())
-	}
-	fmt.Fprintf(&b, "|%v|%v", p.pod.Spec.Tolerations, p.hostPorts)
-	for _, c := range p.volumes.Claims {
-		b.WriteString("|claim ")
-		b.WriteString(c.Key)
-	}
-	b.WriteString("|ns ")
-	b.WriteString(p.pod.Namespace)
-	for _, ref := range p.pod.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller {
-			fmt.Fprintf(&b, "|owner %s/%s", ref.Kind, ref.Name)
+	var b strings.Builder
+	b.Grow(size)
+	if p.memoClass != "" {
+		b.WriteString(p.memoClass) // requests, node selection, preferences, tolerations
+	} else {
+		b.WriteString(p.requestsKey)
+		var num [24]byte
+		for _, t := range p.terms {
+			b.WriteString("|term ")
+			b.WriteString(t.Group.ID())
+			b.Write(strconv.AppendBool(num[:0], t.Required))
+			b.Write(strconv.AppendInt(append(num[:0], ' '), int64(t.Weight), 10))
+		}
+		for _, g := range p.matched {
+			b.WriteString("|counted ")
+			b.WriteString(g.ID())
+		}
+		for _, alt := range p.alternatives {
+			if len(alt) > 0 {
+				b.WriteString("|node ")
+				b.WriteString(alt.String())
+			}
+		}
+		for _, pref := range p.preferences {
+			b.WriteString(fmt.Sprintf("|pref %d %s", pref.Weight, pref.Requirements.String()))
+		}
+		if len(p.pod.Spec.Tolerations) > 0 {
+			b.WriteString(fmt.Sprintf("|tolerates %v", p.pod.Spec.Tolerations))
+		}
+		if len(p.hostPorts) > 0 {
+			b.WriteString(fmt.Sprintf("|ports %v", p.hostPorts))
+		}
+		for _, c := range p.volumes.Claims {
+			b.WriteString("|claim ")
+			b.WriteString(c.Key)
 		}
 	}
+	b.WriteString("|ns ")
+	b.WriteString(ns)
+	if owner != nil {
+		b.WriteString("|owner ")
+		b.WriteString(owner.Kind)
+		b.WriteString("/")
+		b.WriteString(owner.Name)
+	}
 	return b.String()
+}
+
+// controllerOf is the pod's controlling owner, or nil.
+func controllerOf(pod *corev1.Pod) *metav1.OwnerReference {
+	for i := range pod.OwnerReferences {
+		if ref := &pod.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
+			return ref
+		}
+	}
+	return nil
 }
