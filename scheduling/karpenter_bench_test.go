@@ -2,7 +2,6 @@ package scheduling_test
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,21 +19,7 @@ func benchmarkKarpenterWorkload(b *testing.B, pods []*corev1.Pod) {
 		NodePools: []*scheduling.NodePool{{Name: "default", InstanceTypes: karpenterload.FakeCatalog(400)}},
 		Options:   scheduling.Options{NodeCost: -1},
 	}
-	runtime.GC()
-	b.ReportAllocs()
-	b.ResetTimer()
-	var plan scheduling.Plan
-	for i := 0; i < b.N; i++ {
-		var err error
-		if plan, err = scheduling.Solve(in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(len(pods))*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
-	b.ReportMetric(float64(plan.Summary.NewNodes), "nodes")
-	b.ReportMetric(plan.Summary.HourlyCost, "$/h")
-	b.ReportMetric(float64(len(plan.Unschedulable)), "unschedulable")
+	benchmarkInput(b, in)
 }
 
 // BenchmarkSolveKarpenterDiverse plans Karpenter's own benchmark workload, makeDiversePods
