@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // The queue's order decides the plan, so it is a function of what the pods ask for, not of
@@ -61,13 +63,14 @@ func podOrderKey(p *podInfo) string {
 	if owner != nil {
 		size += len(owner.Kind) + len(owner.Name) + 8
 	}
+	size += 64 * (len(p.alternatives) + len(p.preferences) + len(p.pod.Spec.Tolerations))
 	var b strings.Builder
 	b.Grow(size)
+	var num [24]byte
 	if p.memoClass != "" {
 		b.WriteString(p.memoClass) // requests, node selection, preferences, tolerations
 	} else {
 		b.WriteString(p.requestsKey)
-		var num [24]byte
 		for _, t := range p.terms {
 			b.WriteString("|term ")
 			b.WriteString(t.Group.ID())
@@ -81,14 +84,23 @@ func podOrderKey(p *podInfo) string {
 		for _, alt := range p.alternatives {
 			if len(alt) > 0 {
 				b.WriteString("|node ")
-				b.WriteString(alt.String())
+				writeRequirements(&b, alt)
 			}
 		}
 		for _, pref := range p.preferences {
-			b.WriteString(fmt.Sprintf("|pref %d %s", pref.Weight, pref.Requirements.String()))
+			b.WriteString("|pref ")
+			b.Write(strconv.AppendInt(num[:0], int64(pref.Weight), 10))
+			writeRequirements(&b, pref.Requirements)
 		}
-		if len(p.pod.Spec.Tolerations) > 0 {
-			b.WriteString(fmt.Sprintf("|tolerates %v", p.pod.Spec.Tolerations))
+		for _, t := range p.pod.Spec.Tolerations {
+			b.WriteString("|tolerates ")
+			for _, part := range []string{t.Key, string(t.Operator), t.Value, string(t.Effect)} {
+				b.WriteString(part)
+				b.WriteByte(' ')
+			}
+			if t.TolerationSeconds != nil {
+				b.Write(strconv.AppendInt(num[:0], *t.TolerationSeconds, 10))
+			}
 		}
 		if len(p.hostPorts) > 0 {
 			b.WriteString(fmt.Sprintf("|ports %v", p.hostPorts))
@@ -117,4 +129,28 @@ func controllerOf(pod *corev1.Pod) *metav1.OwnerReference {
 		}
 	}
 	return nil
+}
+
+// writeRequirements renders rs into b, keys sorted, without allocating in the common case.
+func writeRequirements(b *strings.Builder, rs requirements.Requirements) {
+	var buf [8]string
+	keys := buf[:0]
+	for k := range rs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		r := rs[k]
+		if r.IsComplement() || r.MinValues != nil {
+			b.WriteString(r.String()) // bounds and minValues: rare, rendered in full
+		} else {
+			b.WriteString(k)
+			b.WriteString(" In")
+			for _, v := range r.Values() {
+				b.WriteByte(' ')
+				b.WriteString(v)
+			}
+		}
+		b.WriteString("; ")
+	}
 }
