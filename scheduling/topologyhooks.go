@@ -26,10 +26,8 @@ type topologyState struct {
 	// existingDomains[key] are the values existing nodes carry.
 	existingDomains map[string]map[string]bool
 	// daemons are the DaemonSets some group counts the pods of (nil in the common case: then
-	// nothing about daemons costs anything); freshDaemons[g][pool index] is how many pods g
-	// counts a fresh node of the pool brings (see freshDaemonCount).
-	daemons      []*daemonCount
-	freshDaemons map[*topology.Group][]int
+	// nothing about daemons costs anything).
+	daemons []*daemonCount
 }
 
 // setupTopology derives every pending pod's terms and matched groups, counts the pods already
@@ -325,7 +323,7 @@ func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string
 		Eligible: func(g *topology.Group) []string { return s.eligibleDomains(p, g) }}
 	tn := topology.Node{Fresh: nv.fresh}
 	if nv.fresh {
-		tn.Daemons = func(g *topology.Group) int { return s.topology.freshDaemonCount(g, nv.pool) }
+		tn.Pool = nv.pool.index
 	}
 	if nv.existing != nil {
 		tn.Existing, tn.Labels = true, nv.existing.labels
@@ -352,7 +350,7 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 	}
 	loosened := false
 	for _, p := range failing {
-		if !p.loose && (len(p.matched) > 0 || ts.declaresDaemonGroup(p)) {
+		if !p.loose && (len(p.matched) > 0 || ts.rules.DeclaresDaemonGroup(p.terms)) {
 			p.loose = true
 			loosened = true
 			if p.trace != nil {
@@ -361,22 +359,6 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 		}
 	}
 	return loosened
-}
-
-// declaresDaemonGroup reports whether p declares a spread some daemon's pods are counted by:
-// judging a fresh node with those pods in it is also something p gives up when loose, since a
-// zone spread whose every node holds a counted daemon pod cannot be kept by a pod that starts a
-// domain alone (the empty zones stay at 0).
-func (ts *topologyState) declaresDaemonGroup(p *podInfo) bool {
-	if ts.freshDaemons == nil {
-		return false
-	}
-	for _, t := range p.terms {
-		if t.Group.Kind == topology.Spread && ts.freshDaemons[t.Group] != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // chooseDomain picks one allowed value for an undecided key of a new node: for spread the

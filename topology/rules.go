@@ -34,6 +34,9 @@ type Rules struct {
 	// self-affine group's first domain, so that pods it will count are placed first.
 	seedsAllowed bool
 	epoch        int
+	// freshDaemons[g][pool] is how many pods g counts a fresh node of the pool brings: the
+	// DaemonSets g counts that run on every type of the pool (nil when there are none).
+	freshDaemons map[*Group][]int
 }
 
 // NewRules starts the final-state rules of one solve.
@@ -56,20 +59,59 @@ type Pod struct {
 
 // Node is the node a pod is judged on.
 type Node struct {
-	// Fresh marks a node about to open for the pod: Daemons(g) pods counted by g come with it
-	// into the same domain (nil: none).
-	Fresh   bool
-	Daemons func(g *Group) int
+	// Fresh marks a node about to open for the pod, of NodePool number Pool: the DaemonSet pods
+	// it brings (AddFreshDaemon) come with it into the same domain.
+	Fresh bool
+	Pool  int
 	// Existing marks a node of the cluster, with these labels.
 	Existing bool
 	Labels   map[string]string
 }
 
-func (n Node) daemons(g *Group) int {
-	if !n.Fresh || n.Daemons == nil {
+// daemons is how many pods counted by g node n brings with it before any pod joins.
+func (r *Rules) daemons(n Node, g *Group) int {
+	if !n.Fresh || r.freshDaemons == nil {
 		return 0
 	}
-	return n.Daemons(g)
+	if per := r.freshDaemons[g]; per != nil {
+		return per[n.Pool]
+	}
+	return 0
+}
+
+// AddFreshDaemon notes a DaemonSet whose pods g counts and that runs on every node of the
+// pools marked in everywhere (indexed by NodePool number): each fresh node of those pools
+// brings one such pod.
+func (r *Rules) AddFreshDaemon(g *Group, everywhere []bool) {
+	if r.freshDaemons == nil {
+		r.freshDaemons = map[*Group][]int{}
+	}
+	per := r.freshDaemons[g]
+	if per == nil {
+		per = make([]int, len(everywhere))
+		r.freshDaemons[g] = per
+	}
+	for i, runs := range everywhere {
+		if runs {
+			per[i]++
+		}
+	}
+}
+
+// DeclaresDaemonGroup reports whether the pod declares a spread whose count fresh nodes' DaemonSet
+// pods raise: judging a fresh node with those pods in it is something a loose pod gives up,
+// since a zone spread whose every node holds a counted daemon pod cannot be kept by a pod that
+// starts a domain alone (the empty zones stay at 0).
+func (r *Rules) DeclaresDaemonGroup(terms []Term) bool {
+	if r.freshDaemons == nil {
+		return false
+	}
+	for _, t := range terms {
+		if t.Group.Kind == Spread && r.freshDaemons[t.Group] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Violated returns the first group whose rule forbids p to take domain of key on node n, or nil.
@@ -80,7 +122,7 @@ func (r *Rules) Violated(p Pod, n Node, key, domain string) *Group {
 			continue
 		}
 		self := containsGroup(p.Matched, g)
-		fresh := n.daemons(g)
+		fresh := r.daemons(n, g)
 		minCount := 0
 		switch g.Kind {
 		case Spread:
@@ -145,7 +187,7 @@ func (r *Rules) spreadBroken(p Pod, n Node, g *Group, domain string) bool {
 	}
 	fresh := 0
 	if !p.Loose {
-		fresh = n.daemons(g) // they join the domain with p
+		fresh = r.daemons(n, g) // they join the domain with p
 	}
 	return g.Count(domain)+fresh+1-g.MinCount(declared.sorted) > int(g.MaxSkew)
 }

@@ -78,9 +78,10 @@ func TestRulesKeepPlacedPodsRules(t *testing.T) {
 	t.Run("a fresh node's DaemonSet pods count against anti-affinity", func(t *testing.T) {
 		tr, rules := topology.NewTracker(nil), topology.NewRules()
 		p := judged(t, tr, tb.Pod("p").AntiAffinity(zone, web).Obj())
-		fresh := topology.Node{Fresh: true, Daemons: func(*topology.Group) int { return 1 }}
-		require.NotNil(t, rules.Violated(p, fresh, zone, "a"))
-		require.Nil(t, rules.Violated(p, topology.Node{}, zone, "a"))
+		rules.AddFreshDaemon(p.Active[0].Group, []bool{false, true}) // runs on every node of pool 1
+		require.Nil(t, rules.Violated(p, topology.Node{Fresh: true, Pool: 0}, zone, "a"))
+		require.NotNil(t, rules.Violated(p, topology.Node{Fresh: true, Pool: 1}, zone, "a"))
+		require.Nil(t, rules.Violated(p, topology.Node{}, zone, "a"), "a planned node's daemon pods are counted already")
 	})
 }
 
