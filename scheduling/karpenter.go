@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
@@ -104,11 +103,8 @@ func swapRemoveOrder(ts []topology.Term) []topology.Term {
 func sortPodsKarpenter(pods []*podInfo) {
 	sort.SliceStable(pods, func(i, j int) bool {
 		a, b := pods[i], pods[j]
-		if a.requests[resources.CPU] != b.requests[resources.CPU] {
-			return a.requests[resources.CPU] > b.requests[resources.CPU]
-		}
-		if a.requests[resources.Memory] != b.requests[resources.Memory] {
-			return a.requests[resources.Memory] > b.requests[resources.Memory]
+		if less, decided := largerFirst(a.requests, b.requests); decided {
+			return less
 		}
 		ta, tb := a.pod.CreationTimestamp, b.pod.CreationTimestamp
 		if !ta.Equal(&tb) {

@@ -29,17 +29,26 @@ func sortPods(pods []*podInfo) {
 	}
 	sort.SliceStable(pods, func(i, j int) bool {
 		a, b := pods[i], pods[j]
-		if a.requests[resources.CPU] != b.requests[resources.CPU] {
-			return a.requests[resources.CPU] > b.requests[resources.CPU]
-		}
-		if a.requests[resources.Memory] != b.requests[resources.Memory] {
-			return a.requests[resources.Memory] > b.requests[resources.Memory]
+		if less, decided := largerFirst(a.requests, b.requests); decided {
+			return less
 		}
 		if a.orderKey != b.orderKey {
 			return a.orderKey < b.orderKey
 		}
 		return a.key < b.key
 	})
+}
+
+// largerFirst orders two pods' requests by cpu, then memory, largest first; decided is false
+// when both are equal.
+func largerFirst(a, b resources.Vector) (less, decided bool) {
+	if a[resources.CPU] != b[resources.CPU] {
+		return a[resources.CPU] > b[resources.CPU], true
+	}
+	if a[resources.Memory] != b[resources.Memory] {
+		return a[resources.Memory] > b[resources.Memory], true
+	}
+	return false, false
 }
 
 // podOrderKey describes what places a pod, without its name: its requests, its topology rules
