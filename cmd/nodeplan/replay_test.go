@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	replayCluster = "../../examples/replay-stateful-ebs/cluster"
+	replayEvents  = "../../examples/replay-stateful-ebs/events.yaml"
+)
+
+func TestReplay(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := nodeplan("replay", "-f", replayCluster, "--events", replayEvents)
+	require.Equal(t, exitOK, code, stderr)
+	require.Empty(t, stderr)
+	require.Contains(t, stdout, "SPAN        2026-01-12T09:00:00Z to 2026-01-12T09:41:01Z (41m1s)\n")
+	require.Contains(t, stdout, "DELETED     1 nodes: 1 empty\n")
+	require.Contains(t, stdout, "c6g.large       on-demand   2       0.38         $0.03\n")
+
+	code, yaml, stderr := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "yaml")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, yaml, "apiVersion: nodeplan/v1\nkind: Replay\n")
+	_, again, _ := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "yaml")
+	require.Equal(t, yaml, again, "the same input gives the same document")
+}
+
+func TestReplayUsage(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "events.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("kind: Events\nstart: \"2026-01-12T09:00:00Z\"\nevents:\n- {at: 1m, scale: default/web}\n"), 0o600))
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no events", []string{"-f", replayCluster}, exitUsage, "no events: give the trace with --events FILE"},
+		{"html", []string{"-f", replayCluster, "--events", replayEvents, "-o", "html"}, exitUsage, "invalid -o html"},
+		{"bad until", []string{"-f", replayCluster, "--events", replayEvents, "--until", "tomorrow"}, exitUsage, `invalid --until "tomorrow"`},
+		{"bad startup", []string{"-f", replayCluster, "--events", replayEvents, "--node-startup", "0s"}, exitUsage, "--node-startup and --job-duration must be positive"},
+		{"bad event", []string{"-f", replayCluster, "--events", bad}, exitInput, "events.yaml: events[0].replicas: a scale event needs replicas, 0 or more"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := nodeplan(append([]string{"replay"}, tc.args...)...)
+			require.Equal(t, tc.code, code)
+			require.Contains(t, stderr, tc.stderr)
+		})
+	}
+}
