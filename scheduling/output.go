@@ -372,6 +372,19 @@ func copyTaints(t []corev1.Taint) []corev1.Taint {
 	return append([]corev1.Taint(nil), t...)
 }
 
+// offeredOptions counts the node's options as its plan lists them (optionNames): those with an
+// offering under its requirements, at most MaxInstanceTypeOptions. Traces use it, so that
+// their counts and the plan's agree.
+func (s *solver) offeredOptions(n *newNode) int {
+	count := 0
+	for _, t := range n.options {
+		if cheapestPrice(t, n.reqs) >= 0 {
+			count++
+		}
+	}
+	return min(count, s.opts.MaxInstanceTypeOptions)
+}
+
 // optionNames lists a node's options by the price of their cheapest offering under its
 // requirements, cheapest first, bounded by MaxInstanceTypeOptions. Nodes opened alike share
 // option lists and requirements, so the sorted list is memoised.

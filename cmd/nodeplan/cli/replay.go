@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"io"
@@ -13,8 +13,10 @@ Replay a workload trace offline through Karpenter's provisioning and disruption 
 say what the cluster would have cost, how many nodes it launched and deleted, and how long
 pods waited. Same input, same output.
 
--f reads the start cluster as plan and consolidate do (NodePools, nodes, running pods,
+The start cluster is read as plan and consolidate read it (NodePools, nodes, running pods,
 PodDisruptionBudgets, DaemonSets, volumes); it may have no nodes at all.
+
+%s
 
 --events reads kubereplay's ReplayLog JSON as kubereplay writes it (create, scale and
 delete of Deployments and Jobs), or nodeplan's event list ("kind: Events", YAML or JSON;
@@ -28,9 +30,18 @@ else the event's duration, else --job-duration.
 -o json and -o yaml print the nodeplan/v1 Replay document: summary, timeline (one point
 per change of the node set or pending pods), decisions, nodes.`
 
-func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("replay", "nodeplan replay -f PATH... --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [-o table|json|yaml]", replayDescription, stderr)
-	in := addInputFlags(fs)
+// Replay is the replay command reading its start cluster from the input newInput makes.
+func Replay(newInput NewInput) Command {
+	run := func(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return runReplay(prog, newInput, args, stdin, stdout, stderr)
+	}
+	return Command{"replay", "replay a workload trace through provisioning and disruption", run}
+}
+
+func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	synopsis, description := describe(newInput, prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [-o table|json|yaml]", replayDescription)
+	fs := newFlagSet(prog, "replay", synopsis, description, stderr)
+	in := addInputFlags(fs, newInput)
 	var eventsPath, nowFlag, untilFlag string
 	fs.StringVar(&eventsPath, "events", "", "events `FILE`: a kubereplay log or a nodeplan event list")
 	fs.StringVar(&nowFlag, "now", "", "start `time` in RFC 3339 (default: the start the events file gives)")
