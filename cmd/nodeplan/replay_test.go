@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,4 +52,27 @@ func TestReplayUsage(t *testing.T) {
 			require.Contains(t, stderr, tc.stderr)
 		})
 	}
+}
+
+// --compare replays the same events on a second start cluster and prints both summaries.
+func TestReplayCompare(t *testing.T) {
+	t.Parallel()
+	other := t.TempDir()
+	for _, name := range []string{"nodepool.yaml", "storage.yaml"} {
+		data, err := os.ReadFile(filepath.Join(replayCluster, name))
+		require.NoError(t, err)
+		if name == "nodepool.yaml" {
+			data = []byte(strings.Replace(string(data), "consolidateAfter: 2m", "consolidateAfter: 10m", 1))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(other, name), data, 0o600))
+	}
+	code, stdout, stderr := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "--compare", other)
+	require.Equal(t, exitOK, code, stderr)
+	// The empty node stays 8 minutes longer with consolidateAfter 10m.
+	require.Contains(t, stdout, "total cost             $0.03     $0.04     +$0.01\n")
+	require.Contains(t, stdout, "deleted empty          1         1         0\n")
+
+	code, doc, stderr := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "--compare", other, "-o", "json")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, doc, `"kind": "ReplayComparison"`)
 }

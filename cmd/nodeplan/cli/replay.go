@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -48,6 +49,8 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 	fs.StringVar(&untilFlag, "until", "", "stop at this `time` in RFC 3339 (default: the last event plus 24h)")
 	startup := fs.Duration("node-startup", replay.DefaultNodeStartup, "how long a launched node takes to be ready")
 	jobDuration := fs.Duration("job-duration", replay.DefaultJobDuration, "how long a Job's pods run when neither activeDeadlineSeconds nor the event says")
+	var compare pathsFlag
+	fs.Var(&compare, "compare", "another start cluster's manifest `PATH` (repeatable): replay the same events on both and print the summaries side by side")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -57,6 +60,7 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 	if in.output == "html" {
 		return badFlag(stderr, fs, "invalid -o html: replay writes table, json or yaml")
 	}
+
 	if eventsPath == "" {
 		return badFlag(stderr, fs, "no events: give the trace with --events FILE (a kubereplay log or a nodeplan event list)")
 	}
@@ -77,7 +81,8 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 		}
 		*f.into = t
 	}
-	res, err := app.Replay(in.config(stdin), eventsPath, start, replay.Options{NodeStartup: *startup, JobDuration: *jobDuration, Until: until})
+	opts := replay.Options{NodeStartup: *startup, JobDuration: *jobDuration, Until: until}
+	res, err := app.Replay(in.config(stdin), eventsPath, start, opts)
 	if res != nil {
 		warn(stderr, res.Bundle.Warnings)
 	}
@@ -85,6 +90,26 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 		return inputError(stderr, fs, err)
 	}
 	warn(stderr, res.Result.Warnings)
+	if len(compare) > 0 {
+		cfg := in.config(stdin)
+		other, err := app.Replay(app.Config{Paths: compare, Catalog: cfg.Catalog, Region: cfg.Region}, eventsPath, start, opts)
+		if other != nil {
+			warn(stderr, other.Bundle.Warnings)
+		}
+		if err != nil {
+			return inputError(stderr, fs, fmt.Errorf("--compare: %w", err))
+		}
+		warn(stderr, other.Result.Warnings)
+		first := "the cluster"
+		if f, ok := in.input.(*files); ok {
+			first = f.paths.String()
+		}
+		names := [2]string{first, compare.String()}
+		if in.output == "table" {
+			return outputError(stderr, fs, app.WriteReplayComparison(stdout, names, res.Result, other.Result))
+		}
+		return outputError(stderr, fs, app.Write(stdout, app.NewReplayComparisonDocument(names, res.Result, other.Result), in.output))
+	}
 	if in.output == "table" {
 		return outputError(stderr, fs, app.WriteReplayTable(stdout, res.Result))
 	}
