@@ -82,7 +82,12 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 		*f.into = t
 	}
 	opts := replay.Options{NodeStartup: *startup, JobDuration: *jobDuration, Until: until}
+	bar := newProgressBar(stderr)
+	if bar != nil {
+		opts.Progress = bar.update
+	}
 	res, err := app.Replay(in.config(stdin), eventsPath, start, opts)
+	bar.finish()
 	if res != nil {
 		warn(stderr, res.Bundle.Warnings)
 	}
@@ -93,6 +98,7 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 	if len(compare) > 0 {
 		cfg := in.config(stdin)
 		other, err := app.Replay(app.Config{Paths: compare, Catalog: cfg.Catalog, Region: cfg.Region}, eventsPath, start, opts)
+		bar.finish()
 		if other != nil {
 			warn(stderr, other.Bundle.Warnings)
 		}
