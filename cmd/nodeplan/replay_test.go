@@ -28,6 +28,14 @@ func TestReplay(t *testing.T) {
 	require.Contains(t, yaml, "apiVersion: nodeplan/v1\nkind: Replay\n")
 	_, again, _ := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "yaml")
 	require.Equal(t, yaml, again, "the same input gives the same document")
+
+	code, page, stderr := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "html")
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, page, "<h3>Cost per hour</h3>")
+	require.Contains(t, page, "<title>2026-01-12T09:22:00Z disrupt Emptiness empty default-1</title>", "the command is marked on the charts")
+	require.NotContains(t, page, "http", "no network needed")
+	_, again, _ = nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "html")
+	require.Equal(t, page, again)
 }
 
 func TestReplayUsage(t *testing.T) {
@@ -41,7 +49,7 @@ func TestReplayUsage(t *testing.T) {
 		stderr string
 	}{
 		{"no events", []string{"-f", replayCluster}, exitUsage, "no events: give the trace with --events FILE"},
-		{"html", []string{"-f", replayCluster, "--events", replayEvents, "-o", "html"}, exitUsage, "invalid -o html"},
+		{"html comparison", []string{"-f", replayCluster, "--events", replayEvents, "-o", "html", "--compare", replayCluster}, exitUsage, "invalid -o html with --compare"},
 		{"bad until", []string{"-f", replayCluster, "--events", replayEvents, "--until", "tomorrow"}, exitUsage, `invalid --until "tomorrow"`},
 		{"bad startup", []string{"-f", replayCluster, "--events", replayEvents, "--node-startup", "0s"}, exitUsage, "--node-startup and --job-duration must be positive"},
 		{"bad event", []string{"-f", replayCluster, "--events", bad}, exitInput, "events.yaml: events[0].replicas: a scale event needs replicas, 0 or more"},

@@ -62,13 +62,7 @@ func WriteReplayComparison(w io.Writer, names [2]string, a, b replay.Result) err
 }
 
 // monthlyRate is the replay's average hourly cost over a 730-hour month.
-func monthlyRate(r replay.Result) float64 {
-	span := r.End.Sub(r.Start).Hours()
-	if span <= 0 {
-		return 0
-	}
-	return r.Summary.TotalCost / span * hoursPerMonth
-}
+func monthlyRate(r replay.Result) float64 { return averageHourly(r) * hoursPerMonth }
 
 func reasonsOf(maps ...map[string]int) []string {
 	seen := map[string]bool{}

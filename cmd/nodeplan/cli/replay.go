@@ -29,7 +29,10 @@ event, or the event list's start field. A Job's pods run for spec.activeDeadline
 else the event's duration, else --job-duration.
 
 -o json and -o yaml print the nodeplan/v1 Replay document: summary, timeline (one point
-per change of the node set or pending pods), decisions, nodes.`
+per change of the node set or pending pods), decisions, nodes. -o html writes one
+self-contained page with charts of nodes, $/h and pending pods over time, the disruption
+commands marked. --compare PATH replays the same events on a second start cluster and
+prints both summaries side by side.`
 
 // Replay is the replay command reading its start cluster from the input newInput makes.
 func Replay(newInput NewInput) Command {
@@ -40,7 +43,7 @@ func Replay(newInput NewInput) Command {
 }
 
 func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	synopsis, description := describe(newInput, prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [-o table|json|yaml]", replayDescription)
+	synopsis, description := describe(newInput, prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [--compare PATH...] [-o table|json|yaml|html]", replayDescription)
 	fs := newFlagSet(prog, "replay", synopsis, description, stderr)
 	in := addInputFlags(fs, newInput)
 	var eventsPath, nowFlag, untilFlag string
@@ -57,8 +60,8 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 	if msg := in.check(); msg != "" {
 		return badFlag(stderr, fs, "%s", msg)
 	}
-	if in.output == "html" {
-		return badFlag(stderr, fs, "invalid -o html: replay writes table, json or yaml")
+	if in.output == "html" && len(compare) > 0 {
+		return badFlag(stderr, fs, "invalid -o html with --compare: a comparison is written as table, json or yaml")
 	}
 
 	if eventsPath == "" {
@@ -116,8 +119,11 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 		}
 		return outputError(stderr, fs, app.Write(stdout, app.NewReplayComparisonDocument(names, res.Result, other.Result), in.output))
 	}
-	if in.output == "table" {
+	switch in.output {
+	case "table":
 		return outputError(stderr, fs, app.WriteReplayTable(stdout, res.Result))
+	case "html":
+		return outputError(stderr, fs, app.WriteReplayHTML(stdout, res.Result))
 	}
 	return outputError(stderr, fs, app.Write(stdout, app.NewReplayDocument(res.Result), in.output))
 }
