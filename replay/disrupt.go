@@ -64,9 +64,13 @@ func (s *sim) disrupt() error {
 		}
 		return nil
 	}
-	decisions, err := disruption.Decide(s.disruptionInput())
+	in := s.disruptionInput()
+	decisions, err := disruption.Decide(in)
 	if err != nil {
 		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
+	}
+	if s.opts.Observe != nil {
+		s.opts.Observe(Observation{Time: s.now, Disruption: &in, Decisions: &decisions})
 	}
 	for _, c := range decisions.Commands {
 		if err := s.startCommand(c); err != nil {

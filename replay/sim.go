@@ -45,6 +45,21 @@ type Options struct {
 	Scheduling scheduling.Options
 	// Progress, when set, is called as simulated time advances.
 	Progress func(now, until time.Time)
+	// Observe, when set, is shown every provisioning and disruption step: what was solved or
+	// decided and the cluster it was solved or decided on (for checkers; read it, never
+	// modify it).
+	Observe func(Observation)
+}
+
+// Observation is one provisioning or disruption step of a replay; one of its parts is set.
+type Observation struct {
+	Time time.Time
+	// Provisioning: the cluster with its pending pods, and the plan Run applied to it.
+	Cluster *scheduling.Input
+	Plan    *scheduling.Plan
+	// Disruption: the input Decide was given and its decisions.
+	Disruption *disruption.Input
+	Decisions  *disruption.Decisions
 }
 
 func (o Options) withDefaults() Options {
