@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -179,6 +178,13 @@ func (s *sim) run() error {
 		if err := s.flush(); err != nil {
 			return err
 		}
+		if s.retry {
+			// Room was freed: pods left pending for want of it are planned again.
+			s.retry = false
+			if !s.batchOpen && len(s.cluster.Input().Pods) > 0 {
+				s.openBatch()
+			}
+		}
 		if s.record() || len(s.decisions) > decided {
 			s.rest = s.now
 		}
@@ -218,9 +224,6 @@ func (s *sim) handle(st step) error {
 	return fmt.Errorf("replay: unknown step %d", st.kind)
 }
 
-// pdbs of the cluster, fixed for the replay.
-type pdbList = []*policyv1.PodDisruptionBudget
-
 // podPhase of a pod in the replay.
 type podPhase int
 
@@ -233,15 +236,14 @@ const (
 
 // podRec is a pod's story in the replay.
 type podRec struct {
-	pod      *corev1.Pod
-	key      string
-	owner    *workload
-	created  time.Time
-	phase    podPhase
-	node     string // the node it is bound or nominated to, "" while unplaced
-	since    time.Time
-	ordinal  int // a StatefulSet pod's ordinal
-	gen      int // counts starts, so a finish planned before an eviction is ignored
-	reason   string
-	runUntil time.Duration
+	pod     *corev1.Pod
+	key     string
+	owner   *workload
+	created time.Time
+	phase   podPhase
+	node    string // the node it is bound or nominated to, "" while unplaced
+	since   time.Time
+	ordinal int // a StatefulSet pod's ordinal
+	gen     int // counts starts, so a finish planned before an eviction is ignored
+	reason  string
 }
