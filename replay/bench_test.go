@@ -94,6 +94,9 @@ func benchCluster(tb testing.TB) disruption.Input {
 
 // BenchmarkReplayDay replays a generated day: 50 deployments on a diurnal curve and 200
 // jobs, about 4,000 events and 5,000 pods at the peak (Day) or ten times the pods (Day10x).
+// Besides time and memory it reports events and simulated hours per second, the replay's
+// cost, peak, launches, evictions and pending p95, and the peak against a plan of the
+// peak workload from scratch.
 func BenchmarkReplayDay(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
@@ -120,28 +123,15 @@ func BenchmarkReplayDay(b *testing.B) {
 			b.ReportMetric(float64(res.Summary.Launched), "launched")
 			b.ReportMetric(float64(res.Summary.PodsEvicted), "evicted")
 			b.ReportMetric(res.Summary.PendingSeconds.P95, "pending-p95-s")
+			checkInvariants(b, res)
+			// Consolidation should keep the peak within about 1.3× of a plan of the peak
+			// workload from scratch.
+			plan, err := scheduling.Solve(scheduling.Input{Pods: tr.peak, NodePools: start.NodePools})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(plan.Summary.HourlyCost, "$/h-plan-of-peak")
+			b.ReportMetric(res.Summary.PeakHourlyCost/plan.Summary.HourlyCost, "peak/plan")
 		})
 	}
-}
-
-// TestDayTracePeakAgainstPlan reports the generated day's replay against a plan from
-// scratch of its peak workload; consolidation should keep the peak within about 1.3× of it.
-func TestDayTracePeakAgainstPlan(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays a whole generated day")
-	}
-	tr := newDayTrace(t, 1)
-	start := benchCluster(t)
-	res, err := replay.Run(start, tr.events, replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkInvariants(t, res)
-	plan, err := scheduling.Solve(scheduling.Input{Pods: tr.peak, NodePools: start.NodePools})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d events, %d pods at the deployments' peak; replay: $%.2f total, peak %d nodes $%.4f/h, %d launched, %d evicted, pending p95 %.0fs; plan of the peak: %d nodes $%.4f/h (%.2f×)",
-		len(tr.events), len(tr.peak), res.Summary.TotalCost, res.Summary.PeakNodes, res.Summary.PeakHourlyCost, res.Summary.Launched,
-		res.Summary.PodsEvicted, res.Summary.PendingSeconds.P95, len(plan.NodeClaims), plan.Summary.HourlyCost, res.Summary.PeakHourlyCost/plan.Summary.HourlyCost)
 }

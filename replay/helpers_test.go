@@ -92,7 +92,7 @@ func run(t *testing.T, start disruption.Input, events ...replay.Event) replay.Re
 
 // checkInvariants holds for every replay: the total cost is the timeline's integral and the
 // sum of the nodes' lifetimes times their prices; every created pod is accounted for.
-func checkInvariants(t *testing.T, res replay.Result) {
+func checkInvariants(t testing.TB, res replay.Result) {
 	t.Helper()
 	lifetimes := 0.0
 	for _, n := range res.Nodes {
