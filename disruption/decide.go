@@ -246,7 +246,7 @@ func (d *decider) nominate(pending []*corev1.Pod) {
 	for _, p := range pending {
 		isPending[podKey(p)] = true
 	}
-	plan, err := d.sim.cluster.Simulate(scheduling.Change{}, scheduling.Options{})
+	plan, err := d.sim.cluster.Simulate(scheduling.Change{}, scheduling.Options{SkipLowerBound: true})
 	if err != nil {
 		return // every simulation reports the solver's refusal
 	}

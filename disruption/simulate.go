@@ -64,7 +64,7 @@ func (o *outcome) failure() string {
 func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoid []string, reqs []corev1.NodeSelectorRequirement) *outcome {
 	o := &outcome{cands: cands, change: d.sim.change(cands, avoid), to: map[string]string{}, failed: map[string]string{}}
 	o.change.Requirements = reqs
-	plan, err := cluster.Simulate(o.change, scheduling.Options{})
+	plan, err := cluster.Simulate(o.change, scheduling.Options{SkipLowerBound: true})
 	if err != nil {
 		o.solveErr = fmt.Sprintf("the simulation failed: %v", err)
 		return o

@@ -13,7 +13,8 @@ import (
 	"github.com/nodeplan/nodeplan/internal/parallel"
 )
 
-// document is one object of a file: a YAML document, a JSON value, or an item of a List.
+// document is one object of a file: a YAML document, a JSON value, or an item of a List; or
+// one of the objects given to FromObjects, which have no source.
 type document struct {
 	source string
 	// index is the 1-based position of the document among the file's non-empty documents.
@@ -26,12 +27,18 @@ type document struct {
 	raw []byte
 
 	apiVersion, kind, namespace, name string
+	// decoded is the typed object FromObjects was given, for a document without raw.
+	decoded any
 }
 
 // where names the document for messages: `file: document 2, item 3 (Deployment default/web)`.
 func (d *document) where() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: document %d", d.source, d.index)
+	if d.source == "" {
+		fmt.Fprintf(&b, "object %d", d.index)
+	} else {
+		fmt.Fprintf(&b, "%s: document %d", d.source, d.index)
+	}
 	if d.item > 0 {
 		fmt.Fprintf(&b, ", item %d", d.item)
 	}
@@ -40,7 +47,7 @@ func (d *document) where() string {
 		b.WriteString(d.kind)
 		if name := d.qualifiedName(); name != "" {
 			b.WriteString(" ")
-			b.WriteString(name)
+			b.WriteString(abbreviated(name))
 		}
 		b.WriteString(")")
 	}
@@ -267,7 +274,7 @@ func splitYAML(data []byte) []yamlPart {
 		line++
 		text := bytes.TrimRight(data[pos:next], "\r\n")
 		switch {
-		case bytes.Equal(text, []byte("---")) || (bytes.HasPrefix(text, []byte("---")) && (text[3] == ' ' || text[3] == '\t')):
+		case isStartMarker(text):
 			end(pos)
 			start, startLine = next, line+1
 			rest := bytes.TrimSpace(text[3:])

@@ -29,6 +29,9 @@ type Config struct {
 	// Region of the catalog; when empty, the region the input's zones imply, else the
 	// catalog's default (us-west-2 for aws).
 	Region string
+	// Load, when set, reads the input in place of Paths: kubectl-nodeplan lists a cluster's
+	// objects and converts them with manifest.FromObjects.
+	Load func() (*manifest.Bundle, error)
 }
 
 // load reads the manifests, then the catalog of the region they imply. The bundle is returned
@@ -44,7 +47,7 @@ func (c Config) load() (*manifest.Bundle, *instancetype.Catalog, error) {
 		region := cmp.Or(c.Region, DefaultRegion)
 		go awsCatalog(region) // an error comes again from LoadCatalog below
 	}
-	b, err := manifest.Load(c.Paths, c.Stdin)
+	b, err := c.bundle()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,4 +63,12 @@ func (c Config) load() (*manifest.Bundle, *instancetype.Catalog, error) {
 		return b, nil, err
 	}
 	return b, cat, nil
+}
+
+// bundle reads the input: Load when set, else the files of Paths.
+func (c Config) bundle() (*manifest.Bundle, error) {
+	if c.Load != nil {
+		return c.Load()
+	}
+	return manifest.Load(c.Paths, c.Stdin)
 }

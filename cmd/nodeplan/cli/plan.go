@@ -1,61 +1,49 @@
-package main
+package cli
 
 import (
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
+	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
+// planDescription is the plan command's help around its input's paragraph.
 const planDescription = `
 Plan the nodes Karpenter would launch for the pending pods in the manifests: which new nodes
 (NodePool, instance type, zone, capacity type, price), which pods go on existing nodes, and
 which pods cannot be scheduled and why.
 
--f takes files and directories (every *.yaml, *.yml and *.json below them, dot folders
-skipped) and - for stdin; repeat it or separate paths with commas. Deployments,
-StatefulSets, Jobs… expand into their pods; Pods with spec.nodeName and Nodes are the running
-cluster. Without a NodePool in the input, a "default" NodePool with no requirements is used.
-Every NodePool may choose any instance type of the catalog its requirements allow.
+%s
+
+Deployments, StatefulSets, Jobs… expand into their pods; Pods with spec.nodeName and Nodes
+are the running cluster. Without a NodePool in the input, a "default" NodePool with no
+requirements is used. Every NodePool may choose any instance type of the catalog its
+requirements allow.
 
 The table shows, per new node, the share of its allocatable CPU and memory that its pods and
 the DaemonSet pods it would run request. -o json and -o yaml print the nodeplan/v1 Plan
 document; -o html writes one self-contained HTML page (nodes drawn by zone, pods coloured by
 workload, cost by workload) to open in a browser. --explain NAMESPACE/POD tells where one pod
-goes and what constrained it.
+goes and what constrained it; with -o json, yaml or html the document goes to stdout and the
+explanation to stderr.
 
 Exit status: 0 when a plan was made (even with unschedulable pods), 1 for unusable input,
 2 for a bad command line.`
 
-// pathsFlag collects -f values: repeated, or comma-separated.
-type pathsFlag []string
-
-func (p *pathsFlag) String() string { return strings.Join(*p, ",") }
-
-func (p *pathsFlag) Set(v string) error {
-	for _, path := range strings.Split(v, ",") {
-		if path != "" {
-			*p = append(*p, path)
-		}
-	}
-	return nil
-}
-
-// inputFlags are the flags of the commands that read manifests.
+// inputFlags are the flags of the commands that read manifests: the input's, the catalog's
+// and -o.
 type inputFlags struct {
-	paths   pathsFlag
+	input   Input
 	catalog *catalogFlags
 	output  string
 }
 
-func addInputFlags(fs *flag.FlagSet) *inputFlags {
-	f := &inputFlags{catalog: addCatalogFlags(fs, true)}
-	fs.Var(&f.paths, "f", "manifest `PATH`: a file, a directory or - for stdin (repeatable)")
-	fs.Var(&f.paths, "filename", "manifest `PATH` (same as -f)")
+func addInputFlags(fs *flag.FlagSet, newInput NewInput) *inputFlags {
+	f := &inputFlags{catalog: addCatalogFlags(fs, true), input: newInput(fs)}
 	fs.StringVar(&f.output, "o", "table", "output `format`: table, json, yaml or html (one self-contained page)")
 	fs.StringVar(&f.output, "output", "table", "output `format` (same as -o)")
 	return f
@@ -63,8 +51,11 @@ func addInputFlags(fs *flag.FlagSet) *inputFlags {
 
 // check validates the flags after parsing; a non-empty message is a bad command line.
 func (f *inputFlags) check() string {
-	if len(f.paths) == 0 {
-		return "no input: give manifests with -f PATH (a file, a directory or - for stdin)"
+	if msg := f.input.Check(); msg != "" {
+		return msg
+	}
+	if msg := f.catalog.check(); msg != "" {
+		return msg
 	}
 	switch f.output {
 	case "table", "json", "yaml", "html":
@@ -74,12 +65,28 @@ func (f *inputFlags) check() string {
 }
 
 func (f *inputFlags) config(stdin io.Reader) app.Config {
-	return app.Config{Paths: f.paths, Stdin: stdin, Catalog: f.catalog.catalog, Region: f.catalog.region}
+	load := func() (*manifest.Bundle, error) { return f.input.Load(stdin) }
+	return app.Config{Load: load, Catalog: f.catalog.catalog, Region: f.catalog.region}
 }
 
-func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plan", "nodeplan plan -f PATH... [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml|html] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD] [--strategy cheapest|karpenter]", planDescription, stderr)
-	in := addInputFlags(fs)
+// describe fills a command's help with its input's synopsis and paragraph.
+func describe(newInput NewInput, synopsis, description string) (string, string) {
+	in := newInput(flag.NewFlagSet("", flag.ContinueOnError))
+	return fmt.Sprintf(synopsis, in.Synopsis()), fmt.Sprintf(description, in.Help())
+}
+
+// Plan is the plan command reading its objects from the input newInput makes.
+func Plan(newInput NewInput) Command {
+	run := func(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return runPlan(prog, newInput, args, stdin, stdout, stderr)
+	}
+	return Command{"plan", "plan the nodes for the pending pods of some manifests", run}
+}
+
+func runPlan(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	synopsis, description := describe(newInput, prog+" plan %s [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml|html] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD] [--strategy cheapest|karpenter]", planDescription)
+	fs := newFlagSet(prog, "plan", synopsis, description, stderr)
+	in := addInputFlags(fs, newInput)
 	var explain, preferences, minValues, strategy string
 	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default), or of a workload's first pending pod (deployment/web, shop/statefulset/db)")
 	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "`policy` for preferred scheduling terms: Respect (relax them one at a time when a pod cannot be placed otherwise) or Ignore")
@@ -114,24 +121,32 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		return badFlag(stderr, fs, "invalid --strategy %q: use cheapest or karpenter", strategy)
 	}
+	var (
+		res  *app.Planned
+		text string
+		err  error
+	)
 	if explain != "" {
-		res, text, err := app.ExplainPlan(in.config(stdin), opts, explain)
-		if res != nil {
-			warn(stderr, res.Bundle.Warnings)
-		}
-		if err != nil {
-			return inputError(stderr, fs, err)
-		}
-		_, err = io.WriteString(stdout, text)
-		return outputError(stderr, fs, err)
+		res, text, err = app.ExplainPlan(in.config(stdin), opts, explain)
+	} else {
+		res, err = app.Plan(in.config(stdin), opts)
 	}
-
-	res, err := app.Plan(in.config(stdin), opts)
 	if res != nil {
 		warn(stderr, res.Bundle.Warnings)
 	}
 	if err != nil {
 		return inputError(stderr, fs, err)
+	}
+	switch {
+	case explain != "" && in.output == "table":
+		// The explanation is the answer asked for.
+		_, err = io.WriteString(stdout, text)
+		return outputError(stderr, fs, err)
+	case explain != "":
+		// A document for tools on stdout, the explanation for the reader on stderr.
+		if _, err := io.WriteString(stderr, text); err != nil {
+			return outputError(stderr, fs, err)
+		}
 	}
 	switch in.output {
 	case "table":

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"io"
@@ -7,17 +7,19 @@ import (
 	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
 )
 
+// consolidateDescription is the consolidate command's help around its input's paragraph.
 const consolidateDescription = `
 Decide which running nodes Karpenter's disruption would delete or replace now: emptiness,
 expiration, drift, multi-node and single-node consolidation, within NodePool budgets,
 PodDisruptionBudgets and karpenter.sh/do-not-disrupt; and why every other node stays.
 
--f reads the running cluster as "kubectl get -o yaml" writes it (files, directories, - for
-stdin): Nodes (their labels give NodePool, instance type, zone and capacity type; the catalog
-gives their price), Pods with spec.nodeName, NodeClaims when present (creation time,
-Initialized, Consolidatable), PodDisruptionBudgets, NodePools, DaemonSets, volumes; pending
-pods come first: a node they are planned onto is nominated and not disrupted (Expiration
-aside), and room they need is not promised to evicted pods.
+%s
+
+The objects are the running cluster: Nodes (their labels give NodePool, instance type, zone
+and capacity type; the catalog gives their price), Pods with spec.nodeName, NodeClaims when
+present (creation time, Initialized, Consolidatable), PodDisruptionBudgets, NodePools,
+DaemonSets, volumes; pending pods come first: a node they are planned onto is nominated and
+not disrupted (Expiration aside), and room they need is not promised to evicted pods.
 
 --now is the time the decision is made at (RFC 3339, default: the current time): node ages,
 expireAfter, consolidateAfter and budget schedules are measured against it.
@@ -26,9 +28,18 @@ expireAfter, consolidateAfter and budget schedules are measured against it.
 self-contained HTML page with the cluster before and after, the commands and the nodes left
 alone.`
 
-func runConsolidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("consolidate", "nodeplan consolidate -f PATH... [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [-o table|json|yaml|html]", consolidateDescription, stderr)
-	in := addInputFlags(fs)
+// Consolidate is the consolidate command reading its objects from the input newInput makes.
+func Consolidate(newInput NewInput) Command {
+	run := func(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return runConsolidate(prog, newInput, args, stdin, stdout, stderr)
+	}
+	return Command{"consolidate", "decide which running nodes to delete or replace", run}
+}
+
+func runConsolidate(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	synopsis, description := describe(newInput, prog+" consolidate %s [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [-o table|json|yaml|html]", consolidateDescription)
+	fs := newFlagSet(prog, "consolidate", synopsis, description, stderr)
+	in := addInputFlags(fs, newInput)
 	var nowFlag string
 	fs.StringVar(&nowFlag, "now", "", "decision `time` in RFC 3339, e.g. 2026-01-10T12:00:00Z (default: the current time)")
 	if code, ok := parseFlags(fs, args); !ok {

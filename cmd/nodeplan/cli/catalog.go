@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -28,8 +28,8 @@ format --catalog reads.
 the prices and extended resources those give every NodePool; the region follows the
 manifests' zones unless --region says otherwise.`
 
-func runCatalog(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("catalog", "nodeplan catalog [--catalog aws|synthetic|FILE] [--region R] [-f PATH...] [-l selector] [-o table|json|yaml]", catalogDescription, stderr)
+func runCatalog(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet(prog, "catalog", prog+" catalog [--catalog aws|synthetic|FILE] [--region R] [-f PATH...] [-l selector] [-o table|json|yaml]", catalogDescription, stderr)
 	catalogFlags := addCatalogFlags(fs, false)
 	var paths pathsFlag
 	fs.Var(&paths, "f", "manifest `PATH` whose NodeOverlays adjust the catalog: a file, a directory or - for stdin (repeatable)")
@@ -41,6 +41,9 @@ func runCatalog(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&output, "output", "table", "output `format` (same as -o)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	if msg := catalogFlags.check(); msg != "" {
+		return badFlag(stderr, fs, "%s", msg)
 	}
 	sel, err := labels.Parse(selector)
 	if err != nil {
@@ -82,7 +85,7 @@ func runCatalog(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(selected.InstanceTypes) == 0 {
 		fmt.Fprintf(stderr, "No instance types in the %s catalog match %q.\n", describeCatalog(c), selector)
-		return exitOK
+		return ExitOK
 	}
 	return outputError(stderr, fs, writeCatalogTable(stdout, selected.InstanceTypes))
 }
