@@ -36,8 +36,8 @@ nodeClaims:
 	require.Equal(t, "n1", doc.Decisions.Commands[0].Candidates[0].Node)
 
 	for doc, want := range map[string]string{
-		"apiVersion: v1\nkind: Plan\n":          `apiVersion is "v1"`,
-		"apiVersion: nodeplan/v1\nkind: Replay": `kind is "Replay"`,
+		"apiVersion: v1\nkind: Plan\n":                         `apiVersion is "v1"`,
+		"apiVersion: nodeplan/v1\nkind: Replay":                `kind is "Replay"`,
 		"apiVersion: nodeplan/v1\nkind: Plan\nnodeClaims: 3\n": "kind Plan",
 	} {
 		_, err := check.ReadDocument([]byte(doc))
