@@ -11,7 +11,8 @@ import (
 // Lower is a cost no plan for the pods on new nodes can beat: the largest of the bounds
 // Fluid, Alone and Patterns. It depends on the input alone.
 func Lower(in Input) float64 {
-	return max(Fluid(in), Alone(in), Patterns(in))
+	shapes := countShapes(in.Pods, -1)
+	return max(fluid(in, shapes), alone(in, shapes), Patterns(in))
 }
 
 // Fluid is the largest of the fluid relaxations. The first covers the total requests with
@@ -21,6 +22,11 @@ func Lower(in Input) float64 {
 // both a kind offers only the room its pods can use (see usableRooms), and pods that may not
 // share a node need a node each. Reserved room is taken away from the demand.
 func Fluid(in Input) float64 {
+	return fluid(in, countShapes(in.Pods, -1))
+}
+
+// fluid is Fluid given the shapes of all pods.
+func fluid(in Input, shapes shapeCounts) float64 {
 	if len(in.Pods) == 0 {
 		return 0
 	}
@@ -30,7 +36,7 @@ func Fluid(in Input) float64 {
 		addTimes(demand, p.Requests, p.Count)
 	}
 	rooms, prices := typeColumns(in.Kinds, func(k int) float64 { return in.Kinds[k].Price })
-	bound := coverBound(rooms, prices, countShapes(in.Pods, -1), lessReserved(demand, in.Reserved), exclusiveSets(in, -1)...)
+	bound := coverBound(rooms, prices, shapes, lessReserved(demand, in.Reserved), exclusiveSets(in, -1)...)
 	for c := range in.Classes {
 		classDemand := make(resources.Vector, n)
 		var smallest resources.Vector
@@ -94,8 +100,8 @@ func pricedAsAll(kinds []Kind, c int, smallest resources.Vector) bool {
 // of one type and room, that room at the lowest non-negative price(k) among them. Types none
 // of whose kinds has a price are left out.
 func typeColumns(kinds []Kind, price func(k int) float64) ([]resources.Vector, []float64) {
-	var rooms []resources.Vector
-	var prices []float64
+	rooms := make([]resources.Vector, 0, len(kinds))
+	prices := make([]float64, 0, len(kinds))
 	runHasColumn := false
 	for k, kind := range kinds {
 		sameRun := k > 0 && kind.Type == kinds[k-1].Type && slices.Equal(kind.Room, kinds[k-1].Room)
@@ -369,7 +375,9 @@ type shapeCounts struct {
 // made per group.
 func countShapes(pods []Pods, c int) shapeCounts {
 	var out shapeCounts
-	index := map[uint64][]int{}
+	// first holds, per hash, the first shape with it; next chains the shapes of one hash.
+	first := map[uint64]int{}
+	var next []int
 	for _, p := range pods {
 		if c >= 0 && p.Class != c {
 			continue
@@ -378,15 +386,24 @@ func countShapes(pods []Pods, c int) shapeCounts {
 		for _, x := range p.Requests {
 			h = (h ^ uint64(x)) * 1099511628211
 		}
-		k := slices.IndexFunc(index[h], func(k int) bool { return slices.Equal(out.shapes[k], p.Requests) })
-		if k >= 0 {
-			out.counts[index[h][k]] += int64(p.Count)
+		k, seen := first[h]
+		for seen && k >= 0 && !slices.Equal(out.shapes[k], p.Requests) {
+			k = next[k]
+		}
+		if seen && k >= 0 {
+			out.counts[k] += int64(p.Count)
 			continue
 		}
 		if len(out.shapes) == maxBoundShapes {
 			return shapeCounts{}
 		}
-		index[h] = append(index[h], len(out.shapes))
+		k = len(out.shapes)
+		if head, ok := first[h]; ok {
+			next = append(next, head) // a collision: the new shape heads the chain
+		} else {
+			next = append(next, -1)
+		}
+		first[h] = k
 		out.shapes = append(out.shapes, p.Requests)
 		out.counts = append(out.counts, int64(p.Count))
 	}
@@ -456,10 +473,14 @@ func usableRooms(types []resources.Vector, shapes []resources.Vector, n int) []r
 // on. Whether a pod can share depends on its shape only, so it is judged once per shape.
 // 0 when reservations are in play (a reserved node may cost next to nothing).
 func Alone(in Input) float64 {
+	return alone(in, countShapes(in.Pods, -1))
+}
+
+// alone is Alone given the shapes of all pods.
+func alone(in Input, shapes shapeCounts) float64 {
 	if in.Reserved != nil || len(in.Pods) == 0 {
 		return 0
 	}
-	shapes := countShapes(in.Pods, -1)
 	if shapes.shapes == nil || len(shapes.shapes) > 128 {
 		return 0
 	}

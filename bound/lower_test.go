@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/nodeplan/nodeplan/internal/partition"
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
@@ -144,27 +145,5 @@ func exactOptimum(in Input) float64 {
 		}
 		return best
 	}
-	best := math.Inf(1)
-	var blocks [][]int
-	var walk func(i int, cost float64)
-	walk = func(i int, cost float64) {
-		if cost >= best {
-			return
-		}
-		if i == len(requests) {
-			best = cost
-			return
-		}
-		for b := range blocks {
-			old := blockCost(blocks[b])
-			blocks[b] = append(blocks[b], i)
-			walk(i+1, cost-old+blockCost(blocks[b]))
-			blocks[b] = blocks[b][:len(blocks[b])-1]
-		}
-		blocks = append(blocks, []int{i})
-		walk(i+1, cost+blockCost([]int{i}))
-		blocks = blocks[:len(blocks)-1]
-	}
-	walk(0, 0)
-	return best
+	return partition.Cheapest(len(requests), blockCost)
 }

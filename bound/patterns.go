@@ -34,7 +34,7 @@ const (
 	maxPatternItems  = 32
 	minPatternRounds = 8
 	maxPatternRounds = 40
-	patternWork      = 1 << 16
+	patternWork      = 1 << 12
 	patternsPerRound = 16
 )
 
@@ -258,11 +258,14 @@ func pricePatterns(tier int, items []*patternItem, kinds []nodeKind, duals []flo
 		ratio float64
 	}
 	var best []found
+	// consider keeps a pattern worth more than its price; counts is a scratch buffer, copied
+	// when kept.
 	consider := func(k int, counts []int, value float64) {
 		if ratio := value / kinds[k].price; ratio > 1+1e-9 {
 			p := pattern{kind: k, counts: counts}
 			if key := patternKey(p); !seen[key] {
 				seen[key] = true
+				p.counts = slices.Clone(counts)
 				best = append(best, found{p, ratio})
 			}
 		}
@@ -270,20 +273,23 @@ func pricePatterns(tier int, items []*patternItem, kinds []nodeKind, duals []flo
 	guides := map[int][]float64{}
 	order := make([]int, 0, len(items))
 	used := make(resources.Vector, len(items[0].requests))
+	counts := make([]int, len(items))
+	perShare := make([]float64, len(items)) // an item's dual per share of the room
+	var scratch knapsackScratch
 	for k, kind := range kinds {
 		if tier == priceExact {
-			if value, counts, exact := exactKnapsack(items, kind, duals); exact {
+			if value, counts, exact := exactKnapsack(items, kind, duals, &scratch); exact {
 				consider(k, counts, value)
 			}
 			continue
 		}
 		clear(used)
-		counts := make([]int, len(items))
+		clear(counts)
 		value := 0.0
 		if tier == priceFractional {
 			fractional, known := guides[kind.typeKey]
 			if !known {
-				_, fractional = fractionalKnapsack(items, kind, duals)
+				_, fractional = fractionalKnapsack(items, kind, duals, &scratch)
 				guides[kind.typeKey] = fractional
 			}
 			for i, a := range fractional {
@@ -310,18 +316,16 @@ func pricePatterns(tier int, items []*patternItem, kinds []nodeKind, duals []flo
 				order = append(order, i)
 			}
 		}
-		share := func(i int) float64 {
-			s := 0.0
+		for _, i := range order {
+			share := 0.0
 			for d, r := range items[i].requests {
 				if r > 0 && kind.room[d] > 0 {
-					s = max(s, float64(r)/float64(kind.room[d]))
+					share = max(share, float64(r)/float64(kind.room[d]))
 				}
 			}
-			return s
+			perShare[i] = duals[i] / share
 		}
-		sort.SliceStable(order, func(a, b int) bool {
-			return duals[order[a]]/share(order[a]) > duals[order[b]]/share(order[b])
-		})
+		slices.SortStableFunc(order, func(a, b int) int { return descending(perShare[a], perShare[b]) })
 		for _, i := range order {
 			c := min(fitCount(items[i].requests, kind.room, used), items[i].count-counts[i])
 			if c <= 0 {
@@ -335,7 +339,7 @@ func pricePatterns(tier int, items []*patternItem, kinds []nodeKind, duals []flo
 		}
 		consider(k, counts, value)
 	}
-	sort.SliceStable(best, func(a, b int) bool { return best[a].ratio > best[b].ratio })
+	slices.SortStableFunc(best, func(a, b found) int { return descending(a.ratio, b.ratio) })
 	out := make([]pattern, 0, min(len(best), patternsPerRound))
 	for _, f := range best[:min(len(best), patternsPerRound)] {
 		out = append(out, f.p)
@@ -355,12 +359,13 @@ func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float6
 		return 0
 	}
 	knapsack := map[int]float64{}
+	var scratch knapsackScratch
 	rho := 1.0
 	for _, kind := range kinds {
 		v, ok := knapsack[kind.typeKey]
 		if !ok {
-			if v, _, ok = exactKnapsack(items, kind, duals); !ok {
-				v, _ = fractionalKnapsack(items, kind, duals)
+			if v, _, ok = exactKnapsack(items, kind, duals, &scratch); !ok {
+				v, _ = fractionalKnapsack(items, kind, duals, &scratch)
 			}
 			knapsack[kind.typeKey] = v
 		}
@@ -380,7 +385,7 @@ func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float6
 // the optimum is equal). The dual is solved over shares of the room (w_d room_d) and duals
 // scaled to at most 1, which keeps the LP's numbers near 1 whatever the units. +Inf when
 // some valued item needs none of the room's resources.
-func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float64, []float64) {
+func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64, sc *knapsackScratch) (float64, []float64) {
 	top := 0.0
 	for _, i := range kind.allowed {
 		top = max(top, duals[i])
@@ -390,7 +395,7 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64) (f
 	}
 	// Items worth next to nothing would make the LP's entries huge: they are left out of it
 	// and added at the most the room could hold of each alone, which keeps the bound above.
-	var rows []int
+	rows := sc.rows[:0]
 	extra := 0.0
 	for _, i := range kind.allowed {
 		switch {
@@ -400,31 +405,32 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64) (f
 			extra += duals[i] * float64(fitCount(items[i].requests, kind.room, nil))
 		}
 	}
-	var dims []int
+	dims := sc.dims[:0]
 	for d, r := range kind.room {
 		if r > 0 {
 			dims = append(dims, d)
 		}
 	}
+	sc.rows, sc.dims = rows, dims
 	// Columns: one per resource (its share of the room, price 1), then one per item for its
-	// count limit (no more of an item than fit alone or exist, price that limit).
-	cols := make([][]float64, len(dims)+len(rows))
-	prices := make([]float64, len(dims)+len(rows))
+	// count limit (no more of an item than fit alone or exist, price that limit). Column k
+	// is cells[k*m:(k+1)*m].
+	m, n := len(rows), len(dims)+len(rows)
+	cells := grow(&sc.cells, n*m)
+	clear(cells)
+	prices := grow(&sc.prices, n)
 	for k, d := range dims {
 		prices[k] = 1
-		col := make([]float64, len(rows))
 		for r, i := range rows {
-			col[r] = float64(items[i].requests[d]) / float64(kind.room[d]) / (duals[i] / top)
+			cells[k*m+r] = float64(items[i].requests[d]) / float64(kind.room[d]) / (duals[i] / top)
 		}
-		cols[k] = col
 	}
 	for r, i := range rows {
-		col := make([]float64, len(rows))
-		col[r] = 1 / (duals[i] / top)
-		cols[len(dims)+r] = col
-		prices[len(dims)+r] = float64(min(fitCount(items[i].requests, kind.room, nil), items[i].count))
+		k := len(dims) + r
+		cells[k*m+r] = 1 / (duals[i] / top)
+		prices[k] = float64(min(fitCount(items[i].requests, kind.room, nil), items[i].count))
 	}
-	cost, w, y, ok := CoverLP(prices, cols, len(rows))
+	cost, w, y, ok := sc.lp.cover(prices, n, m, 0, func(j, r int) float64 { return cells[j*m+r] })
 	if !ok {
 		return math.Inf(1), nil
 	}
@@ -433,8 +439,8 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64) (f
 	scale := 1.0
 	for r := range rows {
 		lhs := 0.0
-		for k := range cols {
-			lhs += cols[k][r] * w[k]
+		for k := 0; k < n; k++ {
+			lhs += cells[k*m+r] * w[k]
 		}
 		if lhs <= 0 {
 			return math.Inf(1), nil
@@ -447,6 +453,29 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64) (f
 		fractional[i] = max(y[r], 0) / (duals[i] / top)
 	}
 	return cost*scale*top + extra, fractional
+}
+
+// knapsackScratch holds the knapsacks' buffers between calls; the counts exactKnapsack
+// returns are its own, valid until the next call.
+type knapsackScratch struct {
+	open, counts, best []int
+	density            []float64
+	used               []int64
+	// rows, dims, cells, prices and lp serve fractionalKnapsack.
+	rows, dims    []int
+	cells, prices []float64
+	lp            LP
+}
+
+// descending orders a before b when a is larger, as a comparison for sorting.
+func descending(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case b > a:
+		return 1
+	}
+	return 0
 }
 
 // maxExactPods is the most pods a node may hold for exactKnapsack to search its patterns,
@@ -463,12 +492,13 @@ const (
 // fractional bound is loose (half a pod is not a pod) and the search is cheap. A branch is cut
 // when even filling what is left of one resource at the best value per unit of it among the
 // items still open cannot beat the best pattern found.
-func exactKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float64, []int, bool) {
+func exactKnapsack(items []*patternItem, kind nodeKind, duals []float64, sc *knapsackScratch) (float64, []int, bool) {
 	slots := kind.room[resources.Pods]
 	if slots <= 0 {
 		return 0, nil, false
 	}
-	var open []int
+	open := sc.open[:0]
+	defer func() { sc.open = open }()
 	for _, i := range kind.allowed {
 		r := items[i].requests[resources.Pods]
 		if r <= 0 || int(slots/r) > maxExactPods {
@@ -480,7 +510,8 @@ func exactKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float6
 	}
 	dims := len(kind.room)
 	// density[k*dims+d] is the best value per unit of resource d among open[k:].
-	density := make([]float64, (len(open)+1)*dims)
+	density := grow(&sc.density, (len(open)+1)*dims)
+	clear(density[len(open)*dims:])
 	for k := len(open) - 1; k >= 0; k-- {
 		i := open[k]
 		for d := 0; d < dims; d++ {
@@ -491,9 +522,13 @@ func exactKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float6
 			density[k*dims+d] = max(density[(k+1)*dims+d], v)
 		}
 	}
-	used := make(resources.Vector, dims)
-	counts := make([]int, len(items))
-	best, bestCounts := 0.0, make([]int, len(items))
+	used := resources.Vector(grow(&sc.used, dims))
+	clear(used)
+	counts := grow(&sc.counts, len(items))
+	clear(counts)
+	bestCounts := grow(&sc.best, len(items))
+	clear(bestCounts)
+	best := 0.0
 	steps := 0
 	var walk func(k int, value float64) bool
 	walk = func(k int, value float64) bool {

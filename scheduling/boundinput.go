@@ -3,7 +3,6 @@ package scheduling
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/nodeplan/nodeplan/bound"
@@ -144,7 +143,18 @@ func (s *solver) boundInput() bound.Input {
 // requirement alternative fits the NodePool and the type, or its smallest requests do not
 // fit). PreferNoSchedule taints do not count, as a plan may relax them.
 func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
-	var kinds []bound.Kind
+	// The kinds and their class prices are allocated at once: two passes over the offerings
+	// cost less than an allocation per type.
+	var buf []capacityPrice
+	count := 0
+	for _, pool := range s.pools {
+		for _, t := range pool.types {
+			buf = cheapestByCapacityType(t, buf)
+			count += len(buf)
+		}
+	}
+	kinds := make([]bound.Kind, 0, count)
+	classPrices := make([]float64, count*len(classes))
 	tolerated := make([]bool, len(classes))
 	var alts []requirements.Requirements
 	for _, pool := range s.pools {
@@ -153,28 +163,17 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 			tolerated[c] = !bad
 		}
 		for _, t := range pool.types {
-			cheapest := map[string]float64{}
-			for _, o := range t.offerings {
-				if o.ReservationID != "" {
-					continue
-				}
-				if p, seen := cheapest[o.CapacityType]; !seen || o.Price < p {
-					cheapest[o.CapacityType] = o.Price
-				}
-			}
-			capacityTypes := make([]string, 0, len(cheapest))
-			for ct := range cheapest {
-				capacityTypes = append(capacityTypes, ct)
-			}
-			sort.Strings(capacityTypes)
+			buf = cheapestByCapacityType(t, buf)
 			first := len(kinds)
-			for _, ct := range capacityTypes {
-				kinds = append(kinds, bound.Kind{Type: t.it.Name, Room: t.room, Price: cheapest[ct], ClassPrices: make([]float64, len(classes))})
+			for _, cp := range buf {
+				prices := classPrices[:len(classes):len(classes)]
+				classPrices = classPrices[len(classes):]
+				for c := range prices {
+					prices[c] = -1
+				}
+				kinds = append(kinds, bound.Kind{Type: t.it.Name, Room: t.room, Price: cp.price, ClassPrices: prices})
 			}
 			for c, class := range classes {
-				for k := first; k < len(kinds); k++ {
-					kinds[k].ClassPrices[c] = -1
-				}
 				if !tolerated[c] || !class.smallest.Fits(t.room) {
 					continue
 				}
@@ -188,7 +187,7 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 					if o.ReservationID != "" {
 						continue
 					}
-					k := first + slices.Index(capacityTypes, o.CapacityType)
+					k := first + slices.IndexFunc(buf, func(cp capacityPrice) bool { return cp.capacityType == o.CapacityType })
 					if price := kinds[k].ClassPrices[c]; price >= 0 && price <= o.Price {
 						continue
 					}
@@ -200,6 +199,31 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 		}
 	}
 	return kinds
+}
+
+// capacityPrice is the cheapest offering of a type at one capacity type.
+type capacityPrice struct {
+	capacityType string
+	price        float64
+}
+
+// cheapestByCapacityType lists, in buf, the capacity types of t's offerings outside capacity
+// reservations, by name, with the cheapest price of each.
+func cheapestByCapacityType(t *typeOption, buf []capacityPrice) []capacityPrice {
+	buf = buf[:0]
+	for _, o := range t.offerings {
+		if o.ReservationID != "" {
+			continue
+		}
+		k := slices.IndexFunc(buf, func(cp capacityPrice) bool { return cp.capacityType == o.CapacityType })
+		if k < 0 {
+			buf = append(buf, capacityPrice{o.CapacityType, o.Price})
+		} else {
+			buf[k].price = min(buf[k].price, o.Price)
+		}
+	}
+	slices.SortFunc(buf, func(a, b capacityPrice) int { return strings.Compare(a.capacityType, b.capacityType) })
+	return buf
 }
 
 // reservedRoom is the room all capacity reservations the NodePools may launch into can still

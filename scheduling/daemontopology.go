@@ -52,19 +52,13 @@ func (s *solver) setupDaemonTopology(daemons []*daemon) {
 	if len(ts.daemons) == 0 {
 		return
 	}
-	ts.freshDaemons = map[*topology.Group][]int{}
 	for _, dc := range ts.daemons {
+		everywhere := make([]bool, len(s.pools))
+		for i := range s.pools {
+			everywhere[i] = allTrue(dc.runs[i])
+		}
 		for _, g := range dc.groups {
-			per := ts.freshDaemons[g]
-			if per == nil {
-				per = make([]int, len(s.pools))
-				ts.freshDaemons[g] = per
-			}
-			for i := range s.pools {
-				if allTrue(dc.runs[i]) {
-					per[i]++
-				}
-			}
+			ts.rules.AddFreshDaemon(g, everywhere)
 		}
 	}
 	for _, n := range s.existing {
@@ -91,19 +85,6 @@ func allTrue(bs []bool) bool {
 		}
 	}
 	return len(bs) > 0
-}
-
-// freshDaemonCount is how many pods counted by g a node of pool brings with it before any pod
-// joins: the daemons g counts that run on every type of the pool. A pod opening a fresh node is
-// judged with them, since they land in the same domain as the pod. 0 when no daemon is counted.
-func (ts *topologyState) freshDaemonCount(g *topology.Group, pool *poolState) int {
-	if ts.freshDaemons == nil || pool == nil {
-		return 0
-	}
-	if per := ts.freshDaemons[g]; per != nil {
-		return per[pool.index]
-	}
-	return 0
 }
 
 // settleDaemons decides, for a node about to open with reqs and options, which counted daemons
@@ -239,19 +220,11 @@ func (s *solver) daemonsBreak(running []*daemonCount, key, v string) (bool, int)
 				added++
 			}
 		}
-		switch g.Kind {
-		case topology.Spread:
+		if g.Kind == topology.Spread {
 			count += g.Count(v)
-			if g.Owners(v) == 0 {
-				continue
-			}
-			if declared := s.topology.declarerDomains[g]; declared != nil && g.Count(v)+added-g.MinCount(declared.sorted) > int(g.MaxSkew) {
-				breaks = true
-			}
-		case topology.AntiAffinity:
-			if g.Owners(v) > 0 {
-				breaks = true
-			}
+		}
+		if s.topology.rules.DaemonPodsBreak(g, v, added) {
+			breaks = true
 		}
 	}
 	return breaks, count
@@ -287,11 +260,8 @@ func (s *solver) recordDaemons(n *newNode, running []*daemonCount) {
 				}
 				v, _ = r.Any()
 			}
-			g.RecordIn(v, true, false)
+			s.topology.rules.RecordDaemonPod(g, v, n.index)
 			n.daemonCounted = true
-			if g.Key == requirements.LabelHostname {
-				s.topology.noteHostname(g, v, n.index)
-			}
 		}
 	}
 }

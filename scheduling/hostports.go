@@ -1,6 +1,10 @@
 package scheduling
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/skipset"
+)
 
 // hostPort is one port a pod binds on its node.
 type hostPort struct {
@@ -60,16 +64,16 @@ func (s *solver) notePorts(p *podInfo, i int) {
 		if !wildcardIP(hp.ip) {
 			continue // a specific address leaves the port free on the others
 		}
-		skipSetFor(s.portTaken, hostPortKey{hp.port, hp.protocol}).block(i)
+		skipset.For(s.portTaken, hostPortKey{hp.port, hp.protocol}).Block(i)
 	}
 }
 
 // portSkip returns the skip set of the pod's first host port, or nil when it binds none: the
 // nodes it marks conflict with any address of that port.
-func (s *solver) portSkip(p *podInfo) *skipSet {
+func (s *solver) portSkip(p *podInfo) *skipset.Set {
 	if len(p.hostPorts) == 0 {
 		return nil
 	}
 	hp := p.hostPorts[0]
-	return skipSetFor(s.portTaken, hostPortKey{hp.port, hp.protocol})
+	return skipset.For(s.portTaken, hostPortKey{hp.port, hp.protocol})
 }

@@ -171,7 +171,12 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	}
 	ordered := make([]*podClass, 0, len(classes))
 	for _, c := range classes {
-		sort.Slice(c.pods, func(i, j int) bool { return c.pods[i].key < c.pods[j].key })
+		sort.Slice(c.pods, func(i, j int) bool {
+			if a, b := c.pods[i].orderKey, c.pods[j].orderKey; a != b {
+				return a < b
+			}
+			return c.pods[i].key < c.pods[j].key
+		})
 		ordered = append(ordered, c)
 	}
 	sort.Slice(ordered, func(i, j int) bool { return ordered[i].key < ordered[j].key })

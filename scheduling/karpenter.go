@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
@@ -103,11 +103,8 @@ func swapRemoveOrder(ts []topology.Term) []topology.Term {
 func sortPodsKarpenter(pods []*podInfo) {
 	sort.SliceStable(pods, func(i, j int) bool {
 		a, b := pods[i], pods[j]
-		if a.requests[resources.CPU] != b.requests[resources.CPU] {
-			return a.requests[resources.CPU] > b.requests[resources.CPU]
-		}
-		if a.requests[resources.Memory] != b.requests[resources.Memory] {
-			return a.requests[resources.Memory] > b.requests[resources.Memory]
+		if less, decided := largerFirst(a.requests, b.requests); decided {
+			return less
 		}
 		ta, tb := a.pod.CreationTimestamp, b.pod.CreationTimestamp
 		if !ta.Equal(&tb) {
@@ -212,7 +209,7 @@ func (s *solver) unrelaxKarpenter(p *podInfo) {
 // eachInflight tries the nodes opened in this plan as Karpenter does: sorted by how many pods
 // they hold, fewest first (sort.Slice, as Karpenter, so that equal counts fall in the same
 // order), the first that takes the pod wins. skip, when set, rules nodes out up front.
-func (s *solver) eachInflight(p *podInfo, skip *skipSet, try func(i int) bool) bool {
+func (s *solver) eachInflight(p *podInfo, skip *skipset.Set, try func(i int) bool) bool {
 	// Nodes opened since the last attempt (and a static NodePool's nodes) join at the end.
 	for i := len(s.karpenter.inflight); i < len(s.nodes); i++ {
 		s.karpenter.inflight = append(s.karpenter.inflight, i)
@@ -220,7 +217,7 @@ func (s *solver) eachInflight(p *podInfo, skip *skipSet, try func(i int) bool) b
 	order := s.karpenter.inflight
 	sort.Slice(order, func(a, b int) bool { return len(s.nodes[order[a]].pods) < len(s.nodes[order[b]].pods) })
 	for _, i := range order {
-		if skip != nil && skip.find(i) != i {
+		if skip != nil && skip.Find(i) != i {
 			continue
 		}
 		if p.requests.Fits(s.newFree.free[i]) && try(i) {
@@ -236,7 +233,7 @@ func (s *solver) startKarpenter(pods []*podInfo) {
 	sortPodsKarpenter(pods)
 	if s.topology != nil {
 		// Karpenter starts a self-affine group's first domain at once.
-		s.topology.seedsAllowed = true
+		s.topology.rules.AllowSeeds()
 	}
 }
 

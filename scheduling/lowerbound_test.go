@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/instancetype/synthetic"
+	"github.com/nodeplan/nodeplan/internal/partition"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	tb "github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -175,32 +176,7 @@ func exactOptimum(types []*instancetype.InstanceType, pods []*corev1.Pod, plan s
 		}
 		return best
 	}
-	best := math.Inf(1)
-	var blocks [][]int
-	var walk func(i int, cost float64)
-	walk = func(i int, cost float64) {
-		if cost >= best {
-			return
-		}
-		if i == len(vecs) {
-			best = cost
-			return
-		}
-		for b := range blocks {
-			old := blockCost(blocks[b])
-			blocks[b] = append(blocks[b], i)
-			walk(i+1, cost-old+blockCost(blocks[b]))
-			blocks[b] = blocks[b][:len(blocks[b])-1]
-		}
-		blocks = append(blocks, []int{i})
-		walk(i+1, cost+blockCost([]int{i}))
-		blocks = blocks[:len(blocks)-1]
-	}
-	if len(vecs) == 0 {
-		return 0
-	}
-	walk(0, 0)
-	return best
+	return partition.Cheapest(len(vecs), blockCost)
 }
 
 // blockAccepts reports whether every pod of the block accepts a node of type it launched at

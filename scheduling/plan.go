@@ -100,7 +100,8 @@ type Unschedulable struct {
 }
 
 // Summary totals a plan. Pods counts the pending pods in the input; Placed those placed on
-// new or existing nodes. LowerBound is a cost no packing of the new nodes' pods can beat.
+// new or existing nodes. LowerBound is a cost no packing of the new nodes' pods can beat
+// (bound.Lower); it depends on those pods and the NodePools only, not on the strategy.
 type Summary struct {
 	Pods       int     `json:"pods"`
 	Placed     int     `json:"placed"`

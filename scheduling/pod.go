@@ -3,7 +3,6 @@ package scheduling
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -52,6 +51,9 @@ type podInfo struct {
 	// volume) that join or fail to join a node alike: same requests, requirements, preferences
 	// and tolerations. "" for other pods.
 	memoClass string
+	// orderKey is the pod's content as far as placing it goes (podOrderKey), which orders the
+	// queue before the name does.
+	orderKey string
 	// loose is set once the pod, after a round without progress, may break what only keeps
 	// the placement order good: unbalance a spread group it matches in a domain no declaring
 	// pod holds yet, or leave a self-affine group's first pod alone in its domain.
@@ -229,21 +231,6 @@ func (p *podInfo) untoleratedTaint(taints []corev1.Taint) (corev1.Taint, bool) {
 		}
 	}
 	return corev1.Taint{}, false
-}
-
-// sortPods orders the queue: largest first (cpu, then memory), then by namespace/name so the
-// order does not depend on the input's.
-func sortPods(pods []*podInfo) {
-	sort.SliceStable(pods, func(i, j int) bool {
-		a, b := pods[i].requests, pods[j].requests
-		if a[resources.CPU] != b[resources.CPU] {
-			return a[resources.CPU] > b[resources.CPU]
-		}
-		if a[resources.Memory] != b[resources.Memory] {
-			return a[resources.Memory] > b[resources.Memory]
-		}
-		return pods[i].key < pods[j].key
-	})
 }
 
 func taintString(t corev1.Taint) string {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/skipset"
 )
 
 // A pod first looks for a planned node it fits at the node's current price, and only then for
@@ -43,7 +44,7 @@ func (s *solver) updateFree(n *newNode) {
 // capacity type, zone or architecture than the node's cheapest offering), first fit with
 // growth takes over, so a pod scans no more nodes here than first fit would. Nodes p cannot
 // join at all are marked (refused) so that first fit does not try them again.
-func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
+func (s *solver) placeSnug(p *podInfo, skip *skipset.Set) bool {
 	s.attempt++
 	for len(s.refused) < len(s.nodes) {
 		s.refused = append(s.refused, 0)
@@ -51,6 +52,10 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 	placed := false
 	try := func(i int) bool {
 		n := s.nodes[i]
+		if p.trace == nil && s.plannedNodeRefuses(p, n) {
+			s.refused[i] = s.attempt
+			return false
+		}
 		c, r := s.tryNewNode(n, p, false)
 		if r.failed() {
 			s.refused[i] = s.attempt
@@ -70,7 +75,7 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 		return true
 	}
 	if skip != nil {
-		for i := skip.find(0); i < len(s.nodes); i = skip.find(i + 1) {
+		for i := skip.Find(0); i < len(s.nodes); i = skip.Find(i + 1) {
 			if p.requests.Fits(s.snugFree.free[i]) && try(i) {
 				break
 			}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -27,7 +28,7 @@ type solver struct {
 	alts      []requirements.Requirements // the last nodeRequirements result
 	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
 	// address, so pods needing that port skip them without trying each.
-	portTaken map[hostPortKey]*skipSet
+	portTaken map[hostPortKey]*skipset.Set
 	scratch   resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
 	allowedCache    map[string][]*typeOption
@@ -56,6 +57,8 @@ type solver struct {
 	karpenter *karpenterState
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
 	daemons []*daemon
+	// domainMemo holds the verdicts of the placed pod's topology rules on planned nodes.
+	domainMemo domainVerdicts
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -152,7 +155,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		return nil, nil, nil, err
 	}
 	s.scratch = make(resources.Vector, s.dims.Len())
-	s.portTaken = map[hostPortKey]*skipSet{}
+	s.portTaken = map[hostPortKey]*skipset.Set{}
 	s.existingFree = newFreeIndex(s.dims.Len())
 	s.newFree = newFreeIndex(s.dims.Len())
 	s.snugFree = newFreeIndex(s.dims.Len())
@@ -340,6 +343,9 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if memo && n.pool.remaining == nil && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
+		if !traced && s.plannedNodeRefuses(p, n) {
+			return false
+		}
 		c, r := s.tryNewNode(n, p, traced)
 		if r.failed() {
 			if memo && n.pool.remaining == nil {
@@ -360,15 +366,18 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	if skip == nil {
 		skip = s.portSkip(p)
 	}
-	if s.karpenter == nil && s.placeSnug(p, skip) {
+	scan := traced || !s.noPlannedNodeTakes(p)
+	if scan && s.karpenter == nil && s.placeSnug(p, skip) {
 		return ok
 	}
-	if s.karpenter != nil {
+	if !scan {
+		// No planned node can take p: a new node may.
+	} else if s.karpenter != nil {
 		if s.eachInflight(p, skip, try) {
 			return ok
 		}
 	} else if skip != nil {
-		for i := skip.find(0); i < len(s.nodes); i = skip.find(i + 1) {
+		for i := skip.Find(0); i < len(s.nodes); i = skip.Find(i + 1) {
 			if p.requests.Fits(s.newFree.free[i]) && try(i) {
 				return ok
 			}

@@ -348,8 +348,8 @@ func TestSolveNodePoolChoice(t *testing.T) {
 			tb.NodePool("arm", a4()).Weight(10).Obj(),
 			tb.NodePool("default", c2()).Obj()),
 		want: []string{
-			"arm-1 a4 us-west-2a spot: arm",
 			"default-1 c2 us-west-2a spot: x86",
+			"arm-1 a4 us-west-2a spot: arm",
 		},
 	}})
 }
@@ -744,9 +744,9 @@ func TestSolveOfferings(t *testing.T) {
 		pools: pools(tb.NodePool("default", c2(), a4()).Obj()),
 		want: []string{
 			"default-1 c2 us-west-2a on-demand: a",
-			"default-2 c2 us-west-2b spot: b",
+			"default-2 c2 us-west-2a spot: d",
 			"default-3 a4 us-west-2a spot: c",
-			"default-4 c2 us-west-2a spot: d",
+			"default-4 c2 us-west-2b spot: b",
 		},
 	}, {
 		name: "compatible selectors share a node narrowed to both",

@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -9,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
@@ -17,54 +17,17 @@ import (
 // counts, and the domains each key can take per NodePool and on existing nodes.
 type topologyState struct {
 	tracker *topology.Tracker
-	// full[g] marks new nodes where g's count leaves no room for another matching pod of a
-	// pod declaring g; owned[g] marks new nodes holding a pod with g as required
-	// anti-affinity. Both only grow, so pods skip those nodes without trying them.
-	full, owned map[*topology.Group]*skipSet
+	// rules keep the plan's final state true (topology.Rules).
+	rules *topology.Rules
 	// eligibleByClass memoises eligibleDomains per group and class of pods.
 	eligibleByClass map[string][]string
 	// poolDomains[pool index][key] are the values a new node of the pool can take, sorted.
 	poolDomains []map[string][]string
 	// existingDomains[key] are the values existing nodes carry.
 	existingDomains map[string]map[string]bool
-	// declaredFull[g] marks, for a hostname spread g, new nodes holding a pod that declares g
-	// and as many pods g counts as its maxSkew: no other pod g counts may join them.
-	declaredFull map[*topology.Group]*skipSet
-	// declarerDomains[g] is the union of the eligible domains of the pending pods declaring
-	// the required spread g (nil when none does): the skew a pod counted by g must keep is
-	// measured over them.
-	declarerDomains map[*topology.Group]*domainSet
-	// seeds[g] is the domain where a pod declaring the required affinity g, and matching it,
-	// started g's first domain; while it is g's only pod, pods g counts must join it there.
-	seeds map[*topology.Group]string
-	// seedsAllowed is set once a whole round placed nothing: only then may a pod start a
-	// self-affine group's first domain, so that pods it will count are placed first and the
-	// seed is not left alone by them.
-	seedsAllowed bool
 	// daemons are the DaemonSets some group counts the pods of (nil in the common case: then
-	// nothing about daemons costs anything); freshDaemons[g][pool index] is how many pods g
-	// counts a fresh node of the pool brings (see freshDaemonCount).
-	daemons      []*daemonCount
-	freshDaemons map[*topology.Group][]int
-}
-
-// domainSet is a sorted set of domains that only grows.
-type domainSet struct {
-	seen   map[string]bool
-	sorted []string
-}
-
-func (d *domainSet) addAll(values []string) {
-	added := false
-	for _, v := range values {
-		if !d.seen[v] {
-			d.seen[v] = true
-			added = true
-		}
-	}
-	if added {
-		d.sorted = slices.Sorted(maps.Keys(d.seen))
-	}
+	// nothing about daemons costs anything).
+	daemons []*daemonCount
 }
 
 // setupTopology derives every pending pod's terms and matched groups, counts the pods already
@@ -97,9 +60,8 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			}
 		}
 	}
-	s.topology = &topologyState{tracker: tr, existingDomains: map[string]map[string]bool{},
-		full: map[*topology.Group]*skipSet{}, owned: map[*topology.Group]*skipSet{}, eligibleByClass: map[string][]string{},
-		declaredFull: map[*topology.Group]*skipSet{}, declarerDomains: map[*topology.Group]*domainSet{}, seeds: map[*topology.Group]string{}}
+	s.topology = &topologyState{tracker: tr, rules: topology.NewRules(), existingDomains: map[string]map[string]bool{},
+		eligibleByClass: map[string][]string{}}
 	if len(tr.Groups()) == 0 {
 		return kept, bad
 	}
@@ -120,8 +82,11 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			tr.RecordOnNode(pod, terms, n.labels)
 		}
 	}
+	// Groups in the order of their IDs, not of the pods that first declared them, so that a
+	// pod's matched groups, and what follows from their order, do not depend on the input's.
+	byID := slices.SortedFunc(slices.Values(tr.Groups()), func(a, b *topology.Group) int { return strings.Compare(a.ID(), b.ID()) })
 	for _, p := range kept {
-		for _, g := range tr.Groups() {
+		for _, g := range byID {
 			if g.Matches(p.pod) {
 				p.matched = append(p.matched, g)
 			}
@@ -155,12 +120,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			if !t.Required || t.Group.Kind != topology.Spread {
 				continue
 			}
-			set := s.topology.declarerDomains[t.Group]
-			if set == nil {
-				set = &domainSet{seen: map[string]bool{}}
-				s.topology.declarerDomains[t.Group] = set
-			}
-			set.addAll(s.eligibleDomains(p, t.Group))
+			s.topology.rules.DeclareSpread(t.Group, s.eligibleDomains(p, t.Group))
 		}
 	}
 	s.setupDaemonTopology(s.daemons)
@@ -176,42 +136,6 @@ func topologyConstraintOfError(err error) Constraint {
 		return ConstraintPodAntiAffinity
 	}
 	return ConstraintTopologySpread
-}
-
-// poolDomainValues lists the values key can take on a new node of the pool: from available
-// offerings for zone and capacity type, names for instance type, else type and template
-// labels.
-func poolDomainValues(pool *poolState, key string) []string {
-	seen := map[string]bool{}
-	add := func(v string) {
-		if r, ok := pool.reqs[key]; !ok || r.Has(v) {
-			seen[v] = true
-		}
-	}
-	for _, t := range pool.types {
-		switch key {
-		case requirements.LabelTopologyZone:
-			for _, o := range t.offerings {
-				add(o.Zone)
-			}
-		case requirements.LabelCapacityType:
-			for _, o := range t.offerings {
-				add(o.CapacityType)
-			}
-		case requirements.LabelInstanceType:
-			add(t.it.Name)
-		default:
-			if v, ok := t.it.Labels[key]; ok {
-				add(v)
-			}
-		}
-	}
-	if r, ok := pool.reqs[key]; ok && !r.IsComplement() {
-		for _, v := range r.Values() {
-			seen[v] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(seen))
 }
 
 // nodeView is what topology needs to know of a candidate node.
@@ -242,8 +166,15 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 			}
 			continue
 		}
+		planned := nv.existing == nil && !nv.fresh
 		if single, ok := singleDomain(key, out, nv); ok {
-			if g := s.firstViolated(p, active, key, single, nv); g != nil {
+			violated := (*topology.Group)(nil)
+			if planned {
+				violated = s.plannedViolated(p, active, key, single)
+			} else {
+				violated = s.firstViolated(p, active, key, single, nv)
+			}
+			if g := violated; g != nil {
 				return nil, s.topologyRejection(p, g, []string{single}, nv, explain)
 			}
 			continue
@@ -252,7 +183,13 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		allowed := candidates[:0:0]
 		var failing *topology.Group
 		for _, v := range candidates {
-			if g := s.firstViolated(p, active, key, v, nv); g != nil {
+			var g *topology.Group
+			if planned {
+				g = s.plannedViolated(p, active, key, v)
+			} else {
+				g = s.firstViolated(p, active, key, v, nv)
+			}
+			if g != nil {
 				if failing == nil {
 					failing = g
 				}
@@ -298,112 +235,6 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		}
 	}
 	return out, ok
-}
-
-// decideNodeFilter settles, for a new node p joins, whether the group g counts the pods on it,
-// when g counts only pods on nodes matching a filter and the node's requirements leave that
-// open (some options match the filter, some do not): otherwise the count would depend on the
-// type launched at the end. It keeps the side the node's cheapest option is on: it requires
-// the filter, or excludes it by negating one of its requirements. It returns reqs itself when
-// nothing needs settling.
-func (s *solver) decideNodeFilter(g *topology.Group, reqs requirements.Requirements, options []*typeOption) requirements.Requirements {
-	filter := g.NodeFilter()
-	if filter == nil || g.CountsOnNew(reqs) {
-		return reqs
-	}
-	var counting requirements.Requirements
-	for _, alt := range filter {
-		if reqs.Conflict(alt) != "" {
-			continue
-		}
-		cand := reqs.Copy()
-		cand.AddAll(alt)
-		if anyTypeAllows(options, cand) {
-			counting = cand
-			break
-		}
-	}
-	if counting == nil {
-		return reqs // no option can match the filter: the node never counts, as recorded
-	}
-	if cheapest := cheapestAllowed(options, reqs); cheapest == nil || !matchesFilter(cheapest, filter) {
-		if excluding := excludeFilter(reqs, filter, options); excluding != nil {
-			return excluding
-		}
-	}
-	return counting
-}
-
-// excludeFilter narrows reqs so that no alternative of filter can hold, negating one
-// requirement per alternative (In, NotIn, Exists and DoesNotExist negate), keeping some
-// option; nil when that is not possible.
-func excludeFilter(reqs requirements.Requirements, filter []requirements.Requirements, options []*typeOption) requirements.Requirements {
-	out := reqs.Copy()
-	for _, alt := range filter {
-		if out.Conflict(alt) != "" {
-			continue // already excluded
-		}
-		negated := false
-		for _, key := range alt.Keys() {
-			neg := negation(alt[key])
-			if neg == nil {
-				continue
-			}
-			cand := out.Copy()
-			cand.Add(neg)
-			if anyTypeAllows(options, cand) {
-				out, negated = cand, true
-				break
-			}
-		}
-		if !negated {
-			return nil
-		}
-	}
-	return out
-}
-
-func negation(r *requirements.Requirement) *requirements.Requirement {
-	key := r.Key
-	switch r.Operator() {
-	case corev1.NodeSelectorOpIn:
-		return requirements.New(key, corev1.NodeSelectorOpNotIn, r.Values()...)
-	case corev1.NodeSelectorOpNotIn:
-		return requirements.New(key, corev1.NodeSelectorOpIn, r.Values()...)
-	case corev1.NodeSelectorOpExists:
-		return requirements.New(key, corev1.NodeSelectorOpDoesNotExist)
-	case corev1.NodeSelectorOpDoesNotExist:
-		return requirements.New(key, corev1.NodeSelectorOpExists)
-	}
-	return nil
-}
-
-func anyTypeAllows(options []*typeOption, reqs requirements.Requirements) bool {
-	for _, t := range options {
-		if typeAllows(t, reqs) {
-			return true
-		}
-	}
-	return false
-}
-
-// cheapestAllowed is the option with the cheapest offering reqs allow, or nil.
-func cheapestAllowed(options []*typeOption, reqs requirements.Requirements) *typeOption {
-	c, found := cheapestChoice(options, reqs)
-	if !found {
-		return nil
-	}
-	return c.option
-}
-
-// matchesFilter reports whether a type's own requirements satisfy one of the alternatives.
-func matchesFilter(t *typeOption, filter []requirements.Requirements) bool {
-	for _, alt := range filter {
-		if t.reqs.Conflict(alt) == "" && typeAllows(t, alt) {
-			return true
-		}
-	}
-	return false
 }
 
 // singleDomain returns the one value key has on the node when it is already decided: an
@@ -485,67 +316,19 @@ func (s *solver) domainCandidates(key string, reqs requirements.Requirements, nv
 	return out
 }
 
-// firstViolated returns the first group whose rule forbids domain v for p, or nil. Besides
-// p's own rules, it keeps the rules of pods already placed true in the plan's final state:
-// required anti-affinity selecting p, required spread counting p in a domain that holds a
-// declaring pod, and a self-affine seed still waiting for company. kube-scheduler checks only
-// the incoming pod's rules, but a plan must hold whatever the binding order.
+// firstViolated returns the first group whose rule forbids domain v for p on the node, or nil:
+// p's own rules and those of pods already placed (topology.Rules).
 func (s *solver) firstViolated(p *podInfo, active []topology.Term, key, v string, nv nodeView) *topology.Group {
-	for _, t := range active {
-		g := t.Group
-		if g.Key != key {
-			continue
-		}
-		self := containsGroup(p.matched, g)
-		// Pods of daemons g counts come with a fresh node into its domains: they count
-		// against p's spread and anti-affinity there, and meet its affinity.
-		fresh := 0
-		if nv.fresh {
-			fresh = s.topology.freshDaemonCount(g, nv.pool)
-		}
-		minCount := 0
-		switch g.Kind {
-		case topology.Spread:
-			minCount = g.MinCount(s.eligibleDomains(p, g))
-			if fresh > 0 && !p.loose && g.Count(v)+fresh+boolInt(self)-minCount > int(g.MaxSkew) {
-				return g
-			}
-		case topology.Affinity:
-			if fresh > 0 {
-				continue
-			}
-			if t.Required && self && g.Total() == 0 && !s.topology.seedsAllowed {
-				return g
-			}
-		case topology.AntiAffinity:
-			if fresh > 0 {
-				return g
-			}
-		}
-		if !g.Allowed(v, self, minCount) {
-			return g
-		}
+	tp := topology.Pod{Active: active, Matched: p.matched, Loose: p.loose,
+		Eligible: func(g *topology.Group) []string { return s.eligibleDomains(p, g) }}
+	tn := topology.Node{Fresh: nv.fresh}
+	if nv.fresh {
+		tn.Pool = nv.pool.index
 	}
-	for _, g := range p.matched {
-		if g.Key != key {
-			continue
-		}
-		switch g.Kind {
-		case topology.AntiAffinity:
-			if g.Owners(v) > 0 {
-				return g
-			}
-		case topology.Spread:
-			if s.spreadBroken(p, g, v, nv) {
-				return g
-			}
-		case topology.Affinity:
-			if seed, ok := s.topology.seeds[g]; ok && g.Total() == 1 && v != seed && !p.loose {
-				return g
-			}
-		}
+	if nv.existing != nil {
+		tn.Existing, tn.Labels = true, nv.existing.labels
 	}
-	return nil
+	return s.topology.rules.Violated(tp, tn, key, v)
 }
 
 // loosen gives up, after a round without progress, the rules that only serve to place pods in
@@ -557,8 +340,7 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 	if ts == nil {
 		return false
 	}
-	if !ts.seedsAllowed {
-		ts.seedsAllowed = true
+	if ts.rules.AllowSeeds() {
 		for _, p := range failing {
 			if p.trace != nil && len(p.terms) > 0 {
 				p.note("nothing could be placed in a whole round: a pod may now start the first domain of a group that requires affinity to its own pods")
@@ -568,7 +350,7 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 	}
 	loosened := false
 	for _, p := range failing {
-		if !p.loose && (len(p.matched) > 0 || ts.declaresDaemonGroup(p)) {
+		if !p.loose && (len(p.matched) > 0 || ts.rules.DeclaresDaemonGroup(p.terms)) {
 			p.loose = true
 			loosened = true
 			if p.trace != nil {
@@ -577,157 +359,6 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 		}
 	}
 	return loosened
-}
-
-// declaresDaemonGroup reports whether p declares a spread some daemon's pods are counted by:
-// judging a fresh node with those pods in it is also something p gives up when loose, since a
-// zone spread whose every node holds a counted daemon pod cannot be kept by a pod that starts a
-// domain alone (the empty zones stay at 0).
-func (ts *topologyState) declaresDaemonGroup(p *podInfo) bool {
-	if ts.freshDaemons == nil {
-		return false
-	}
-	for _, t := range p.terms {
-		if t.Group.Kind == topology.Spread && ts.freshDaemons[t.Group] != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// spreadBroken reports whether counting p in domain v would break the required spread g that
-// other pods declare: v holds a declaring pod, or (until p gives this up after a round without
-// progress) a declaring pod may still come to v, and v's count would exceed the least count
-// over the declaring pods' eligible domains by more than maxSkew. Keeping groups balanced
-// before their declaring pods arrive is what lets those pods be placed at all.
-func (s *solver) spreadBroken(p *podInfo, g *topology.Group, v string, nv nodeView) bool {
-	declared := s.topology.declarerDomains[g]
-	if declared == nil {
-		return false
-	}
-	if nv.existing != nil && !g.CountsOn(nv.existing.labels) {
-		return false
-	}
-	anticipated := g.Key != requirements.LabelHostname && !p.loose && declared.seen[v]
-	if g.Owners(v) == 0 && !anticipated {
-		return false
-	}
-	fresh := 0
-	if nv.fresh && !p.loose {
-		fresh = s.topology.freshDaemonCount(g, nv.pool) // they join v with p
-	}
-	return g.Count(v)+fresh+1-g.MinCount(declared.sorted) > int(g.MaxSkew)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// eligibleDomains are the domains a spread group's skew is measured over for p: values of the
-// key on existing nodes and NodePools p could use (taints when the group honours them), and
-// allowed by p's node affinity (when honoured). Hostname spread is measured against a new,
-// empty node, which is always possible, so its minimum is 0.
-func (s *solver) eligibleDomains(p *podInfo, g *topology.Group) []string {
-	if g.Key == requirements.LabelHostname {
-		return nil
-	}
-	if d, ok := p.eligible[g]; ok {
-		return d
-	}
-	classKey := g.ID() + "|" + eligibilityKey(p)
-	if d, ok := s.topology.eligibleByClass[classKey]; ok {
-		if p.eligible == nil {
-			p.eligible = map[*topology.Group][]string{}
-		}
-		p.eligible[g] = d
-		return d
-	}
-	seen := map[string]bool{}
-	allowedByPod := func(v string) bool {
-		if !g.HonorNodeAffinity {
-			return true
-		}
-		for _, alt := range p.alternatives {
-			if r, ok := alt[g.Key]; !ok || r.Has(v) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, n := range s.existing {
-		v, ok := n.labels[g.Key]
-		if !ok || seen[v] {
-			continue
-		}
-		if g.HonorTaints {
-			if _, bad := p.untoleratedTaint(n.taints); bad {
-				continue
-			}
-		}
-		if allowedByPod(v) {
-			seen[v] = true
-		}
-	}
-	for i, pool := range s.pools {
-		if g.HonorTaints {
-			if _, bad := p.untoleratedTaint(pool.np.Taints); bad {
-				continue
-			}
-		}
-		for _, v := range s.topology.poolDomains[i][g.Key] {
-			if seen[v] || !allowedByPod(v) {
-				continue
-			}
-			// A domain counts only if the pool can launch a node for this pod there: a zone
-			// whose offerings are all of another capacity type (say on-demand only, for a
-			// spot-only pod) would otherwise stay empty and cap every other zone at maxSkew.
-			if g.HonorNodeAffinity && !poolCanHost(pool, p, g.Key, v) {
-				continue
-			}
-			seen[v] = true
-		}
-	}
-	out := slices.Sorted(maps.Keys(seen))
-	if p.eligible == nil {
-		p.eligible = map[*topology.Group][]string{}
-	}
-	p.eligible[g] = out
-	s.topology.eligibleByClass[classKey] = out
-	return out
-}
-
-// eligibilityKey groups pods whose eligible domains are the same: same requirement
-// alternatives and tolerations.
-func eligibilityKey(p *podInfo) string {
-	var b strings.Builder
-	for _, alt := range p.alternatives {
-		b.WriteString(alt.String())
-		b.WriteString(" | ")
-	}
-	fmt.Fprint(&b, p.pod.Spec.Tolerations)
-	return b.String()
-}
-
-// poolCanHost reports whether some type of the pool has an available offering for the pod
-// (one of its alternatives) with key = value.
-func poolCanHost(pool *poolState, p *podInfo, key, value string) bool {
-	pin := requirements.New(key, corev1.NodeSelectorOpIn, value)
-	for _, alt := range p.alternatives {
-		if pool.reqs.Conflict(alt) != "" {
-			continue
-		}
-		reqs := alt.Copy()
-		reqs.Add(pin)
-		for _, t := range pool.types {
-			if typeAllows(t, reqs) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // chooseDomain picks one allowed value for an undecided key of a new node: for spread the
@@ -817,7 +448,8 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 	if len(p.matched) == 0 && len(p.terms) == 0 {
 		return
 	}
-	domain := func(key string) (string, bool) {
+	at := topology.Placement{Node: newIndex}
+	at.Domain = func(key string) (string, bool) {
 		if key == requirements.LabelHostname {
 			return nodeName, true
 		}
@@ -830,40 +462,13 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 		}
 		return "", false
 	}
-	active := p.activeTerms()
-	for _, g := range p.matched {
-		owner := (g.Kind == topology.AntiAffinity || g.Kind == topology.Spread) && ownsRequired(active, g)
-		counted := (existing != nil && g.CountsOn(existing.labels)) || (existing == nil && g.CountsOnNew(reqs))
-		if !counted && !owner {
-			continue
-		}
-		if d, ok := domain(g.Key); ok {
-			if g.Kind == topology.Affinity && g.Total() == 0 && ownsRequired(active, g) {
-				s.topology.seeds[g] = d
-			}
-			g.RecordIn(d, counted, owner)
-			if newIndex >= 0 && g.Key == requirements.LabelHostname {
-				s.topology.noteHostname(g, d, newIndex)
-			}
-		}
+	if existing != nil {
+		at.Counts = func(g *topology.Group) bool { return g.CountsOn(existing.labels) }
+	} else {
+		at.Counts = func(g *topology.Group) bool { return g.CountsOnNew(reqs) }
+		at.Undecided = func(key string) []string { return s.topology.poolDomainsFor(reqs, key) }
 	}
-	for _, t := range active {
-		g := t.Group
-		if !t.Required || containsGroup(p.matched, g) || (g.Kind != topology.AntiAffinity && g.Kind != topology.Spread) {
-			continue
-		}
-		if d, ok := domain(g.Key); ok {
-			g.RecordIn(d, false, true)
-			if newIndex >= 0 && g.Key == requirements.LabelHostname {
-				s.topology.noteHostname(g, d, newIndex)
-			}
-		} else if g.Kind == topology.AntiAffinity && g.Key != requirements.LabelHostname && existing == nil {
-			// Undecided: hold the term against every domain the node could still land in.
-			for _, v := range s.topology.poolDomainsFor(reqs, g.Key) {
-				g.RecordIn(v, false, true)
-			}
-		}
-	}
+	s.topology.rules.Record(topology.Pod{Active: p.activeTerms(), Matched: p.matched}, at)
 }
 
 func (ts *topologyState) poolDomainsFor(reqs requirements.Requirements, key string) []string {
@@ -879,78 +484,16 @@ func (ts *topologyState) poolDomainsFor(reqs requirements.Requirements, key stri
 	return slices.Sorted(maps.Keys(seen))
 }
 
-func ownsRequired(active []topology.Term, g *topology.Group) bool {
-	for _, t := range active {
-		if t.Group == g && t.Required {
-			return true
-		}
-	}
-	return false
-}
-
 func containsGroup(list []*topology.Group, g *topology.Group) bool {
-	for _, x := range list {
-		if x == g {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(list, g)
 }
 
-// noteHostname marks new node i in the skip sets of a hostname group after a pod was counted
-// there.
-func (ts *topologyState) noteHostname(g *topology.Group, node string, i int) {
-	limit := 1 // anti-affinity: one matching pod closes the node
-	switch g.Kind {
-	case topology.Spread:
-		limit = int(g.MaxSkew) // hostname spread is measured against an empty new node
-	case topology.Affinity:
-		limit = -1
-	}
-	if limit > 0 && g.Count(node) >= limit {
-		skipSetFor(ts.full, g).block(i)
-	}
-	if g.Kind == topology.AntiAffinity && g.Owners(node) > 0 {
-		skipSetFor(ts.owned, g).block(i)
-	}
-	if g.Kind == topology.Spread && g.Owners(node) > 0 && g.Count(node) >= int(g.MaxSkew) {
-		skipSetFor(ts.declaredFull, g).block(i)
-	}
-}
-
-// hostnameSkip returns a skip set that rules out new nodes p cannot use because of a hostname
-// rule, or nil when p has none.
-func (s *solver) hostnameSkip(p *podInfo) *skipSet {
+// hostnameSkip returns the planned nodes p must skip for a hostname rule, or nil.
+func (s *solver) hostnameSkip(p *podInfo) *skipset.Set {
 	if s.topology == nil || (len(p.terms) == 0 && len(p.matched) == 0) {
 		return nil
 	}
-	for _, t := range p.activeTerms() {
-		g := t.Group
-		if g.Key != requirements.LabelHostname || (g.Kind != topology.AntiAffinity && g.Kind != topology.Spread) {
-			continue
-		}
-		if g.Kind == topology.AntiAffinity || containsGroup(p.matched, g) {
-			if set := s.topology.full[g]; set != nil {
-				return set
-			}
-		}
-	}
-	for _, g := range p.matched {
-		if g.Key != requirements.LabelHostname {
-			continue
-		}
-		switch g.Kind {
-		case topology.AntiAffinity:
-			if set := s.topology.owned[g]; set != nil {
-				return set
-			}
-		case topology.Spread:
-			if set := s.topology.declaredFull[g]; set != nil {
-				return set
-			}
-		}
-	}
-	return nil
+	return s.topology.rules.HostnameSkip(topology.Pod{Active: p.activeTerms(), Matched: p.matched})
 }
 
 // requiresKey reports whether a node must carry key for the pod's active terms: spread and

@@ -12,4 +12,18 @@
 //		_ = ok
 //	}
 //	tr.Record(pod, terms, func(key string) (string, bool) { return nodeLabels[key], true })
+//
+// A plan must keep every rule true in its final state, whatever the order its pods are bound
+// in, not only the rules each pod met when placed. Rules adds what that takes: the rules of
+// pods already placed (required anti-affinity selecting a later pod, required spread counting
+// it, a self-affine group's first pod waiting for company), DaemonSet pods a new node brings,
+// and per hostname group the planned nodes a pod must skip:
+//
+//	rules := topology.NewRules()
+//	pod := topology.Pod{Active: terms, Eligible: func(*topology.Group) []string { return zones }}
+//	if g := rules.Violated(pod, topology.Node{}, "topology.kubernetes.io/zone", "us-west-2a"); g == nil {
+//		rules.Record(pod, topology.Placement{Node: 0, Domain: domainOf, Counts: func(*topology.Group) bool { return true }})
+//	}
+//	skip := rules.HostnameSkip(pod) // planned nodes the pod need not try
+//	_ = skip
 package topology

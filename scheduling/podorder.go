@@ -1,0 +1,165 @@
+package scheduling
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// The queue's order decides the plan, so it is a function of what the pods ask for, not of
+// what they are called: two snapshots of the same workloads, whose pods got other generated
+// names, give the same plan up to names. Names only order pods alike in every other respect,
+// where the order changes which of them lands where and nothing else.
+
+// sortPods orders the queue: largest first (cpu, then memory), then by content (orderKey),
+// then by namespace/name.
+func sortPods(pods []*podInfo) {
+	for _, p := range pods {
+		if p.orderKey == "" {
+			p.orderKey = podOrderKey(p)
+		}
+	}
+	sort.SliceStable(pods, func(i, j int) bool {
+		a, b := pods[i], pods[j]
+		if less, decided := largerFirst(a.requests, b.requests); decided {
+			return less
+		}
+		if a.orderKey != b.orderKey {
+			return a.orderKey < b.orderKey
+		}
+		return a.key < b.key
+	})
+}
+
+// largerFirst orders two pods' requests by cpu, then memory, largest first; decided is false
+// when both are equal.
+func largerFirst(a, b resources.Vector) (less, decided bool) {
+	if a[resources.CPU] != b[resources.CPU] {
+		return a[resources.CPU] > b[resources.CPU], true
+	}
+	if a[resources.Memory] != b[resources.Memory] {
+		return a[resources.Memory] > b[resources.Memory], true
+	}
+	return false, false
+}
+
+// podOrderKey describes what places a pod, without its name: its requests, its topology rules
+// and the groups counting it (so its labels as far as any rule reads them), node selection,
+// preferences, tolerations, host ports, volume claims, namespace and controlling owner. A
+// plain pod of the default namespace without an owner uses its memoClass, which says all of
+// that already; any other key is built in one allocation where it can be.
+func podOrderKey(p *podInfo) string {
+	owner := controllerOf(p.pod)
+	ns := p.pod.Namespace
+	if p.memoClass != "" && owner == nil && (ns == "" || ns == corev1.NamespaceDefault) {
+		return p.memoClass
+	}
+	size := len(p.requestsKey) + len(p.memoClass) + len(ns) + 16
+	for _, t := range p.terms {
+		size += len(t.Group.ID()) + 24
+	}
+	for _, g := range p.matched {
+		size += len(g.ID()) + 10
+	}
+	if owner != nil {
+		size += len(owner.Kind) + len(owner.Name) + 8
+	}
+	size += 64 * (len(p.alternatives) + len(p.preferences) + len(p.pod.Spec.Tolerations))
+	var b strings.Builder
+	b.Grow(size)
+	var num [24]byte
+	if p.memoClass != "" {
+		b.WriteString(p.memoClass) // requests, node selection, preferences, tolerations
+	} else {
+		b.WriteString(p.requestsKey)
+		for _, t := range p.terms {
+			b.WriteString("|term ")
+			b.WriteString(t.Group.ID())
+			b.Write(strconv.AppendBool(num[:0], t.Required))
+			b.Write(strconv.AppendInt(append(num[:0], ' '), int64(t.Weight), 10))
+		}
+		for _, g := range p.matched {
+			b.WriteString("|counted ")
+			b.WriteString(g.ID())
+		}
+		for _, alt := range p.alternatives {
+			if len(alt) > 0 {
+				b.WriteString("|node ")
+				writeRequirements(&b, alt)
+			}
+		}
+		for _, pref := range p.preferences {
+			b.WriteString("|pref ")
+			b.Write(strconv.AppendInt(num[:0], int64(pref.Weight), 10))
+			writeRequirements(&b, pref.Requirements)
+		}
+		for _, t := range p.pod.Spec.Tolerations {
+			b.WriteString("|tolerates ")
+			for _, part := range []string{t.Key, string(t.Operator), t.Value, string(t.Effect)} {
+				b.WriteString(part)
+				b.WriteByte(' ')
+			}
+			if t.TolerationSeconds != nil {
+				b.Write(strconv.AppendInt(num[:0], *t.TolerationSeconds, 10))
+			}
+		}
+		if len(p.hostPorts) > 0 {
+			b.WriteString(fmt.Sprintf("|ports %v", p.hostPorts))
+		}
+		for _, c := range p.volumes.Claims {
+			b.WriteString("|claim ")
+			b.WriteString(c.Key)
+		}
+	}
+	b.WriteString("|ns ")
+	b.WriteString(ns)
+	if owner != nil {
+		b.WriteString("|owner ")
+		b.WriteString(owner.Kind)
+		b.WriteString("/")
+		b.WriteString(owner.Name)
+	}
+	return b.String()
+}
+
+// controllerOf is the pod's controlling owner, or nil.
+func controllerOf(pod *corev1.Pod) *metav1.OwnerReference {
+	for i := range pod.OwnerReferences {
+		if ref := &pod.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
+			return ref
+		}
+	}
+	return nil
+}
+
+// writeRequirements renders rs into b, keys sorted, without allocating in the common case.
+func writeRequirements(b *strings.Builder, rs requirements.Requirements) {
+	var buf [8]string
+	keys := buf[:0]
+	for k := range rs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		r := rs[k]
+		if r.IsComplement() || r.MinValues != nil {
+			b.WriteString(r.String()) // bounds and minValues: rare, rendered in full
+		} else {
+			b.WriteString(k)
+			b.WriteString(" In")
+			for _, v := range r.Values() {
+				b.WriteByte(' ')
+				b.WriteString(v)
+			}
+		}
+		b.WriteString("; ")
+	}
+}
