@@ -172,7 +172,7 @@ func TestExpirationIsForceful(t *testing.T) {
 	})
 	require.Equal(t, []string{"Expiration delete [old] -> [] 0.40"}, summary(d))
 	notes := d.Commands[0].Notes
-	assert.Contains(t, notes[0], "is 744h0m0s old, past NodePool default's expireAfter 720h0m0s")
+	assert.Contains(t, notes[0], "is 31d old, past NodePool default's expireAfter 720h0m0s")
 	assert.Contains(t, notes, "pod default/big-0 has karpenter.sh/do-not-disrupt: that pod is evicted only when the NodePool's terminationGracePeriod runs out")
 	assert.Contains(t, notes[len(notes)-1], "pod default/big-0 is left pending")
 	assert.Equal(t, []string{"default/big-0"}, d.Commands[0].Evictions)

@@ -29,6 +29,14 @@ var cronDescriptors = map[string]string{
 var monthNames = map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 var dayNames = map[string]int{"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}
 
+// ValidateSchedule checks a budget's schedule as Decide reads it, so that a loader can refuse
+// a bad one where it is written: five cron fields (minute hour day-of-month month
+// day-of-week, UTC) or an @ descriptor.
+func ValidateSchedule(spec string) error {
+	_, err := parseCron(spec)
+	return err
+}
+
 // parseCron parses a schedule: five fields with *, ?, lists, ranges, steps and month or day
 // names, or one of the @ descriptors.
 func parseCron(spec string) (*cronSchedule, error) {

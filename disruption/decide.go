@@ -34,6 +34,8 @@ type decider struct {
 	rooms    *roomIndex
 	commands []Command
 	winner   string
+	// staying keeps the pods that stay valid (see staying.go).
+	staying *stayingRules
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
@@ -74,6 +76,10 @@ type decider struct {
 //     by one node at a time, which finds sets that are not prefixes; single-node stops at the
 //     first success. Candidates rank by hourly price per unit of
 //     disruption cost (pod-deletion-cost, priority, lifetime left), ties by name.
+//   - Pods that stay are constraints too (beyond Karpenter, which checks only the pods it
+//     moves): a move that leaves a staying pod's required pod affinity without a matching
+//     pod in its domain is refused, and the set is blocked with a reason naming both pods.
+//     A moved pod never lands where a staying pod's required anti-affinity forbids it.
 //   - Every candidate is simulated, or ruled out by a sound bound whose reason says so. All
 //     simulations run on one scheduling.Cluster prepared per decision (Simulate per candidate
 //     set, Apply after each command); independent ones run in parallel on GOMAXPROCS workers,
@@ -223,6 +229,7 @@ func newDecider(in Input) (*decider, error) {
 		return nil, err
 	}
 	d.offers = newOfferIndex(pools, d.poolReqs)
+	d.staying = newStayingRules(d.nodes, in.Namespaces)
 	d.nominate(pending)
 	return d, nil
 }
@@ -239,7 +246,7 @@ func (d *decider) nominate(pending []*corev1.Pod) {
 	for _, p := range pending {
 		isPending[podKey(p)] = true
 	}
-	plan, err := d.sim.cluster.Simulate(scheduling.Change{}, scheduling.Options{})
+	plan, err := d.sim.cluster.Simulate(scheduling.Change{}, scheduling.Options{SkipLowerBound: true})
 	if err != nil {
 		return // every simulation reports the solver's refusal
 	}

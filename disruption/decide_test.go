@@ -148,7 +148,7 @@ func TestDecideScenarios(t *testing.T) {
 			}
 		},
 		blocked: map[string]string{
-			"recent": "consolidateAfter 5m0s has not passed since the last pod event (1m0s ago)",
+			"recent": "consolidateAfter 5m0s has not passed since the last pod event (60s ago)",
 			"frozen": "consolidateAfter: Never",
 			"busy":   "consolidates only empty nodes",
 		},
@@ -539,9 +539,9 @@ func TestEveryNodeNotActedOnHasItsReason(t *testing.T) {
 		{Node: "busy", Reason: "consolidation is not evaluated in this decision because Emptiness acted first (one method acts per decision)"},
 		{Node: "drifted", Reason: "drifted: label karpenter.sh/capacity-type=on-demand no longer meets NodePool spot-only's requirement karpenter.sh/capacity-type In [spot]; it waits for a later decision because Emptiness acted in this one (one method acts per decision)"},
 		{Node: "foreign", Reason: "the node is not managed by a NodePool (no karpenter.sh/nodepool label or NodeClaim)"},
-		{Node: "fresh", Reason: "consolidateAfter 1h0m0s has not passed since the last pod event (10m0s ago)"},
+		{Node: "fresh", Reason: "consolidateAfter 1h0m0s has not passed since the last pod event (10m ago)"},
 		{Node: "guarded", Reason: "pod default/db-0: PodDisruptionBudget default/db allows 0 disruption(s) now (1 healthy of 1 pods, 1 required)"},
-		{Node: "old", Reason: "the node is 1000h0m0s old, past NodePool default's expireAfter 720h0m0s; it waits for a later decision because Emptiness acted in this one (one method acts per decision)"},
+		{Node: "old", Reason: "the node is 41d old, past NodePool default's expireAfter 720h0m0s; it waits for a later decision because Emptiness acted in this one (one method acts per decision)"},
 		{Node: "pinned", Reason: "the node has karpenter.sh/do-not-disrupt"},
 		{Node: "starting", Reason: "the node is not initialized yet"},
 	}, d.Blocked)
@@ -564,7 +564,7 @@ func TestDriftNeverEvictsAPodTwice(t *testing.T) {
 	require.Equal(t, []string{"Drift delete [a] -> [] 0.20"}, summary(d))
 	assert.Equal(t, []disruption.Move{{Pod: "default/web-0", To: "c"}}, d.Commands[0].Moves)
 	assert.Contains(t, blockedReason(d, "b"), "PodDisruptionBudget default/web allows 0 disruption(s) now")
-	assert.Equal(t, "an earlier command of this decision moves pods onto the node, so it is considered again in the next decision", blockedReason(d, "c"))
+	assert.Equal(t, "drifted (instance type large is no longer among NodePool default's instance types), but an earlier command of this decision moves pods onto the node, so it is considered again in the next decision", blockedReason(d, "c"))
 }
 
 func TestSingleNodeIsNotSplitIntoSeveral(t *testing.T) {

@@ -2,8 +2,10 @@ package disruption_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -54,4 +56,31 @@ func TestEmptinessIssuesOneCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A v1alpha5 Provisioner's node goes ttlSecondsAfterEmpty after Karpenter marked it empty
+// (karpenter.sh/emptiness-timestamp), not after its creation; an empty node not marked yet is
+// being marked now.
+func TestV1alpha5EmptinessTimestamp(t *testing.T) {
+	ttl := 30 * time.Second
+	np := pool("legacy").Obj()
+	np.Disruption = scheduling.Disruption{ConsolidationPolicy: scheduling.ConsolidationWhenEmpty, ConsolidateAfter: &ttl, Budgets: np.Disruption.Budgets}
+	legacy := func(name string, marked time.Time, pods ...*corev1.Pod) *disruption.Node {
+		n := running(name, "legacy", medium, "on-demand", pods...)
+		n.V1alpha5, n.EmptinessTimestamp = true, marked
+		return n
+	}
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{np},
+		Nodes: []*disruption.Node{
+			legacy("marked-long-ago", now.Add(-time.Minute)),
+			legacy("marked-just-now", now.Add(-10*time.Second)),
+			legacy("not-marked", time.Time{}),
+			legacy("busy", time.Time{}, pod("web-0", "1")),
+		},
+	})
+	assert.Equal(t, []string{"Emptiness delete [marked-long-ago] -> [] 0.20"}, summary(d))
+	assert.Equal(t, "ttlSecondsAfterEmpty (30s) has not passed since Karpenter marked the node empty (karpenter.sh/emptiness-timestamp 2025-06-02T11:59:50Z, 10s ago)", blockedReason(d, "marked-just-now"))
+	assert.Equal(t, "the node is empty but has no karpenter.sh/emptiness-timestamp yet: Karpenter marks it now and deletes it ttlSecondsAfterEmpty (30s) later", blockedReason(d, "not-marked"))
+	assert.Contains(t, blockedReason(d, "busy"), "consolidates only empty nodes")
 }

@@ -140,7 +140,11 @@ func (d *decider) drift() error {
 		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
 	})
 	for i, n := range cands {
+		blockedBefore := n.why != ""
 		if d.movedOnto(n) || !d.budgetAllows(n, scheduling.ReasonDrifted) || !d.pdbsAllow(n) {
+			if !blockedBefore { // say why the node would go as well as what it waits for
+				n.why = fmt.Sprintf("drifted (%s), but %s", n.drifted, n.why)
+			}
 			continue
 		}
 		o := d.simulate(d.sim.cluster, []*nodeState{n}, d.nextDrifted(n, cands[i+1:]), nil)

@@ -80,7 +80,7 @@ func TestNodeClaimExpireAfter(t *testing.T) {
 	}{{
 		name: "the NodeClaim's expireAfter has passed: Expiration", claim: hours(12), set: true, pool: hours(720),
 		commands: []string{"Expiration replace [a] -> [on-demand/medium] 0.00"},
-		note:     "the node is 24h0m0s old, past its NodeClaim's expireAfter 12h0m0s",
+		note:     "the node is 24h old, past its NodeClaim's expireAfter 12h0m0s",
 	}, {
 		name: "a NodePool shortened after launch drifts the node, it does not expire it", claim: hours(720), set: true, pool: hours(12),
 		commands: []string{"Drift replace [a] -> [on-demand/medium] 0.00"},
@@ -95,7 +95,7 @@ func TestNodeClaimExpireAfter(t *testing.T) {
 	}, {
 		name: "without the NodeClaim's value the NodePool's applies", pool: hours(12),
 		commands: []string{"Expiration replace [a] -> [on-demand/medium] 0.00"},
-		note:     "the node is 24h0m0s old, past NodePool default's expireAfter 12h0m0s",
+		note:     "the node is 24h old, past NodePool default's expireAfter 12h0m0s",
 	}, {
 		name: "the same value on both: nothing to do", claim: hours(720), set: true, pool: hours(720),
 		blocked: "not less than",

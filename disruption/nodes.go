@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -354,6 +355,9 @@ func (d *decider) consolidationBlock(n *nodeState) string {
 	if after == nil {
 		return fmt.Sprintf("NodePool %s has consolidateAfter: Never, so its nodes are not consolidated", n.poolName)
 	}
+	if n.in.V1alpha5 && n.pool.Disruption.ConsolidationPolicy == scheduling.ConsolidationWhenEmpty {
+		return d.emptinessTimestampBlock(n, *after)
+	}
 	if c := n.in.Consolidatable; c != nil {
 		if !*c {
 			return fmt.Sprintf("its NodeClaim is not Consolidatable yet (consolidateAfter %s has not passed since the last pod event)", after)
@@ -370,7 +374,25 @@ func (d *decider) consolidationBlock(n *nodeState) string {
 	if since := d.now.Sub(last); since < 0 {
 		return fmt.Sprintf("the last pod event (%s) is after now (%s): consolidateAfter %s cannot have passed", last.UTC().Format(time.RFC3339), d.now.UTC().Format(time.RFC3339), after)
 	} else if since < *after {
-		return fmt.Sprintf("consolidateAfter %s has not passed since the last pod event (%s ago)", after, since)
+		return fmt.Sprintf("consolidateAfter %s has not passed since the last pod event (%s ago)", after, humanDuration(since))
+	}
+	return ""
+}
+
+// emptinessTimestampBlock applies a v1alpha5 Provisioner's ttlSecondsAfterEmpty: the node goes
+// that long after Karpenter marked it empty (karpenter.sh/emptiness-timestamp). An empty node
+// without the mark is being marked now, so its wait starts now; a node with pods is left to
+// underutilizedBlock.
+func (d *decider) emptinessTimestampBlock(n *nodeState, ttl time.Duration) string {
+	if !n.empty() {
+		return ""
+	}
+	marked := n.in.EmptinessTimestamp
+	if marked.IsZero() {
+		return fmt.Sprintf("the node is empty but has no karpenter.sh/emptiness-timestamp yet: Karpenter marks it now and deletes it ttlSecondsAfterEmpty (%s) later", humanDuration(ttl))
+	}
+	if since := d.now.Sub(marked); since < ttl {
+		return fmt.Sprintf("ttlSecondsAfterEmpty (%s) has not passed since Karpenter marked the node empty (karpenter.sh/emptiness-timestamp %s, %s ago)", humanDuration(ttl), marked.UTC().Format(time.RFC3339), humanDuration(max(since, 0)))
 	}
 	return ""
 }
@@ -386,11 +408,15 @@ func underutilizedBlock(n *nodeState) string {
 // driftReason says how the node no longer matches its NodePool: its instance type left the
 // NodePool's instance types, its labels (with those its instance type implies) no longer
 // meet the NodePool's requirements or template labels, it lacks one of the NodePool's
-// taints, its NodeClaim is Drifted (beyond what the input shows), or the NodePool's
-// expireAfter is no longer the one its NodeClaim was launched with.
+// taints, its node class changed (AMI, class hash), its NodeClaim is Drifted (beyond what
+// the input shows), or the NodePool's expireAfter is no longer the one its NodeClaim was
+// launched with.
 func (d *decider) driftReason(n *nodeState) string {
 	if why := d.staticDrift(n); why != "" {
 		return why
+	}
+	if n.in.NodeClassDrift != "" {
+		return "its node class changed: " + n.in.NodeClassDrift
 	}
 	if n.in.Drifted != "" {
 		return fmt.Sprintf("its NodeClaim's Drifted condition is True (%s)", n.in.Drifted)
@@ -487,7 +513,7 @@ func (d *decider) expiredReason(n *nodeState) string {
 		whose = "its NodeClaim's"
 	}
 	if age := d.now.Sub(n.created); age >= *exp {
-		return fmt.Sprintf("the node is %s old, past %s expireAfter %s", age, whose, *exp)
+		return fmt.Sprintf("the node is %s old, past %s expireAfter %s", humanDuration(age), whose, *exp)
 	}
 	return ""
 }
@@ -504,6 +530,9 @@ func expireAfterDrift(n *nodeState) string {
 	}
 	return fmt.Sprintf("NodePool %s's expireAfter is now %s, its NodeClaim's is %s", n.poolName, durationText(pool), durationText(claim))
 }
+
+// humanDuration writes an age or a wait as kubectl does ("324d", "5h12m", "45s").
+func humanDuration(d time.Duration) string { return duration.HumanDuration(d) }
 
 func durationText(d *time.Duration) string {
 	if d == nil {

@@ -28,9 +28,14 @@ type outcome struct {
 	// need a node that is not initialized yet (Karpenter does not rely on such nodes).
 	solveErr string
 	uninit   string
+	// stranded names a staying pod the moves leave without the partners its required pod
+	// affinity needs (see staying.go).
+	stranded string
 }
 
-func (o *outcome) allPlaced() bool { return len(o.failed) == 0 && o.solveErr == "" && o.uninit == "" }
+func (o *outcome) allPlaced() bool {
+	return len(o.failed) == 0 && o.solveErr == "" && o.uninit == "" && o.stranded == ""
+}
 
 // failure says, in a sentence, why the evicted pods cannot all be placed.
 func (o *outcome) failure() string {
@@ -39,6 +44,9 @@ func (o *outcome) failure() string {
 	}
 	if o.uninit != "" {
 		return o.uninit
+	}
+	if len(o.failed) == 0 {
+		return o.stranded
 	}
 	keys := sortedMapKeys(o.failed)
 	more := ""
@@ -56,7 +64,7 @@ func (o *outcome) failure() string {
 func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoid []string, reqs []corev1.NodeSelectorRequirement) *outcome {
 	o := &outcome{cands: cands, change: d.sim.change(cands, avoid), to: map[string]string{}, failed: map[string]string{}}
 	o.change.Requirements = reqs
-	plan, err := cluster.Simulate(o.change, scheduling.Options{})
+	plan, err := cluster.Simulate(o.change, scheduling.Options{SkipLowerBound: true})
 	if err != nil {
 		o.solveErr = fmt.Sprintf("the simulation failed: %v", err)
 		return o
@@ -94,6 +102,9 @@ func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoi
 			o.cost += nc.Price
 		}
 	}
+	if o.allPlaced() {
+		o.stranded = d.strandedAffinity(o)
+	}
 	return o
 }
 
@@ -116,6 +127,7 @@ func (d *decider) commit(o *outcome) error {
 		return fmt.Errorf("internal: committing %s: %w", namesKey(o.cands), err)
 	}
 	d.sim.workers = nil // clones of the cluster as it was
+	d.staying.settle(d, o)
 	replacement := map[int]bool{}
 	for i, nc := range o.plan.NodeClaims {
 		for _, r := range o.replacements {

@@ -67,9 +67,20 @@ type Node struct {
 	ExpireAfter    *time.Duration
 	ExpireAfterSet bool
 	// Drifted is set when the NodeClaim's Drifted condition is True: its reason and message
-	// (e.g. "NodeClassDrift"). It covers drift Decide cannot compute from the input, such as
-	// a new AMI or a changed EC2NodeClass; empty when the condition is absent or not True.
+	// (e.g. "SubnetDrift"). It covers drift Decide cannot compute from the input, such as a
+	// changed subnet or security group; empty when the condition is absent or not True.
 	Drifted string
+	// NodeClassDrift says how the node's NodeClaim no longer matches its node class, as
+	// Karpenter's AWS provider finds it (e.g. "AMIDrift: …", "NodeClassDrift: …"); empty
+	// when it matches. Such a node is replaced by Drift like one drifted from its NodePool.
+	NodeClassDrift string
+	// V1alpha5 marks a node launched by a karpenter.sh/v1alpha5 Provisioner (label
+	// karpenter.sh/provisioner-name). Karpenter then annotated an empty node with
+	// karpenter.sh/emptiness-timestamp when it first saw it empty and deleted it
+	// ttlSecondsAfterEmpty (the NodePool's consolidateAfter) after that time:
+	// EmptinessTimestamp, zero when the node is not marked yet.
+	V1alpha5           bool
+	EmptinessTimestamp time.Time
 	// Disrupting marks a node already being disrupted; it counts against budgets and is not
 	// a candidate again.
 	Disrupting bool

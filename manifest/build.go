@@ -71,6 +71,7 @@ func build(docs []*document, w *warnings, errs *problems) (*Bundle, error) {
 	s.defaultStorageClass()
 	s.namespaces()
 	s.checkReferences()
+	s.capacityReservationCounts()
 	s.nodeClasses()
 	s.sort()
 	b.Warnings = d.warnings.result()
@@ -84,6 +85,8 @@ type builder struct {
 	defined map[string]*document
 	// pools are the NodePools with their node class references, in input order.
 	pools []*nodePoolObject
+	// ec2Reservations are the aws ec2 describe-capacity-reservations outputs in the input.
+	ec2Reservations []*ec2CapacityReservations
 }
 
 // define records an object and reports a second definition of the same one.
@@ -94,6 +97,12 @@ func (s *builder) define(doc *document, kind string, meta *metav1.ObjectMeta) er
 		}
 		meta.Name = meta.GenerateName + strconv.Itoa(doc.index)
 		doc.name = meta.Name
+	}
+	if err := validateName(doc, kind, meta); err != nil {
+		return err
+	}
+	if err := validateMetadata(doc, "metadata", meta); err != nil {
+		return err
 	}
 	key := kind + " " + meta.Namespace + "/" + meta.Name
 	if first, ok := s.defined[key]; ok {
@@ -134,6 +143,11 @@ func (s *builder) add(e entry) error {
 		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
 			return err
 		}
+		for i := range o.Spec.VolumeClaimTemplates {
+			if err := validateClaimSpec(doc, fmt.Sprintf("spec.volumeClaimTemplates[%d].spec", i), &o.Spec.VolumeClaimTemplates[i].Spec); err != nil {
+				return err
+			}
+		}
 		return s.addWorkload(doc, "StatefulSet", &o.ObjectMeta, &o.Spec.Template)
 	case *corev1.ReplicationController:
 		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
@@ -157,6 +171,9 @@ func (s *builder) add(e entry) error {
 		}
 		b.DaemonSets = append(b.DaemonSets, o)
 	case *corev1.Node:
+		if err := s.d.checkNode(doc, o); err != nil {
+			return err
+		}
 		if name, err := resources.CheckList(o.Status.Capacity); err != nil {
 			return doc.errorf(joinKey("status.capacity", string(name)), "%v", err)
 		}
@@ -170,6 +187,9 @@ func (s *builder) add(e entry) error {
 		return s.define(doc, "Namespace", &o.ObjectMeta)
 	case *corev1.PersistentVolumeClaim:
 		namespaced(doc, &o.ObjectMeta)
+		if err := validateClaimSpec(doc, "spec", &o.Spec); err != nil {
+			return err
+		}
 		b.PersistentVolumeClaims = append(b.PersistentVolumeClaims, o)
 		return s.define(doc, "PersistentVolumeClaim", &o.ObjectMeta)
 	case *corev1.PersistentVolume:
@@ -201,6 +221,8 @@ func (s *builder) add(e entry) error {
 	case *NodeClaim:
 		b.NodeClaims = append(b.NodeClaims, o)
 		return s.define(doc, "NodeClaim", &metav1.ObjectMeta{Name: o.Name})
+	case *ec2CapacityReservations:
+		s.ec2Reservations = append(s.ec2Reservations, o)
 	default:
 		return fmt.Errorf("%s: internal error: unhandled object %T", doc.where(), o)
 	}
@@ -225,6 +247,9 @@ func checkReplicas(doc *document, field string, n *int32) error {
 
 func (s *builder) addWorkload(doc *document, kind string, meta *metav1.ObjectMeta, tmpl *corev1.PodTemplateSpec) error {
 	namespaced(doc, meta)
+	if err := validateMetadata(doc, "spec.template.metadata", &tmpl.ObjectMeta); err != nil {
+		return err
+	}
 	if err := defaultPodSpec(doc, "spec.template.spec", &tmpl.Spec); err != nil {
 		return err
 	}

@@ -71,7 +71,8 @@ type Bundle struct {
 const StdinPath = "-"
 
 // Load reads manifests from files and directories (every *.yaml, *.yml and *.json below
-// them, in lexical order) and "-" (stdin), and returns them as one Bundle. Files are read in
+// them, in lexical order) and "-" (stdin), and returns them as one Bundle. Devices, named
+// pipes and sockets are refused; a document of stdin may be at most MaxStreamDocument bytes. Files are read in
 // the order given. Malformed documents are reported, each naming its file, document, object
 // and field: the first MaxProblems of them, then how many more there are.
 func Load(paths []string, stdin io.Reader) (*Bundle, error) {
@@ -84,7 +85,7 @@ func Load(paths []string, stdin io.Reader) (*Bundle, error) {
 			return
 		}
 		seen[path] = true
-		data, err := os.ReadFile(path)
+		data, err := readFile(path)
 		if err != nil {
 			errs.add(err)
 			return
@@ -103,9 +104,9 @@ func Load(paths []string, stdin io.Reader) (*Bundle, error) {
 				errs.add(errors.New("-: no standard input to read"))
 				continue
 			}
-			data, err := io.ReadAll(stdin)
+			data, err := readStream(stdin, "stdin", MaxStreamDocument)
 			if err != nil {
-				errs.add(fmt.Errorf("reading stdin: %w", err))
+				errs.add(err)
 				continue
 			}
 			ds, err := splitFile(data, "stdin", &w)
@@ -115,6 +116,10 @@ func Load(paths []string, stdin io.Reader) (*Bundle, error) {
 		}
 		info, err := os.Stat(p)
 		if err != nil {
+			errs.add(err)
+			continue
+		}
+		if err := checkReadable(p, info); err != nil {
 			errs.add(err)
 			continue
 		}

@@ -47,7 +47,7 @@ func (d *document) where() string {
 		b.WriteString(d.kind)
 		if name := d.qualifiedName(); name != "" {
 			b.WriteString(" ")
-			b.WriteString(name)
+			b.WriteString(abbreviated(name))
 		}
 		b.WriteString(")")
 	}
@@ -274,7 +274,7 @@ func splitYAML(data []byte) []yamlPart {
 		line++
 		text := bytes.TrimRight(data[pos:next], "\r\n")
 		switch {
-		case bytes.Equal(text, []byte("---")) || (bytes.HasPrefix(text, []byte("---")) && (text[3] == ' ' || text[3] == '\t')):
+		case isStartMarker(text):
 			end(pos)
 			start, startLine = next, line+1
 			rest := bytes.TrimSpace(text[3:])

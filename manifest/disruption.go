@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +10,10 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
 )
+
+// AnnotationEmptinessTimestamp is where Karpenter's v1alpha5 emptiness controller recorded when
+// it first saw a node empty.
+const AnnotationEmptinessTimestamp = "karpenter.sh/emptiness-timestamp"
 
 // TaintDisrupted is the taint Karpenter puts on a node it is disrupting.
 const TaintDisrupted = "karpenter.sh/disrupted"
@@ -20,9 +25,11 @@ const TaintDisrupted = "karpenter.sh/disrupted"
 // instance type, zone and capacity type from its labels, else from its NodeClaim; its price
 // from its NodePool's offering of that type in that zone and capacity type (NodeOverlays
 // included), else from the catalog's; creation time, initialization, the Consolidatable and
-// Drifted conditions and spec.expireAfter from its NodeClaim when given; the last pod event
+// Drifted conditions and spec.expireAfter from its NodeClaim when given; drift from its node
+// class (the class hash, the AMI of status.amis against the NodeClaim's status.imageID); the last pod event
 // as the latest of its creation, its pods' creation and start times and the NodeClaim's
-// lastPodEventTime; being disrupted when its NodeClaim or Node is being deleted or it
+// lastPodEventTime; for a node of a v1alpha5 Provisioner, its karpenter.sh/emptiness-timestamp;
+// being disrupted when its NodeClaim or Node is being deleted or it
 // carries the karpenter.sh/disrupted taint. The pending pods, PDBs, DaemonSets, namespaces
 // and volume objects are passed on.
 func (b *Bundle) DisruptionInput(now time.Time, catalog []*instancetype.InstanceType) (disruption.Input, []string) {
@@ -82,8 +89,19 @@ func (b *Bundle) DisruptionInput(now time.Time, catalog []*instancetype.Instance
 			if nc.Drifted.IsTrue() {
 				n.Drifted = driftedText(nc.Drifted)
 			}
+			n.NodeClassDrift = nodeClassDrift(nc, b.NodeClassOf[n.NodePool], types[n.InstanceType], node.Labels)
 		}
 		n.LastPodEvent = lastPodEvent(n.Created, e.Pods, nc)
+		if node.Labels[legacyLabelProvisioner] != "" && node.Labels[requirements.LabelNodePool] == "" {
+			n.V1alpha5 = true
+			if text, ok := node.Annotations[AnnotationEmptinessTimestamp]; ok {
+				if t, err := time.Parse(time.RFC3339, text); err == nil {
+					n.EmptinessTimestamp = t
+				} else {
+					warnings = append(warnings, fmt.Sprintf("node %s: annotation %s %q is not an RFC 3339 time; the node is taken as not marked empty yet", node.Name, AnnotationEmptinessTimestamp, text))
+				}
+			}
+		}
 		// A node in a capacity reservation is left to disruption to price: it looks the
 		// reservation up (an ended one runs on-demand, an expiring capacity block is reclaimed).
 		if n.CapacityType != instancetype.CapacityTypeReserved {

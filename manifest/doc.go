@@ -20,13 +20,18 @@
 //   - DaemonSets (per-node overhead), Nodes, Namespaces, PersistentVolumeClaims,
 //     PersistentVolumes, StorageClasses, CSINodes, PodDisruptionBudgets.
 //   - karpenter.sh/v1 and v1beta1 NodePools and legacy v1alpha5 Provisioners, converted to
-//     scheduling.NodePool with Karpenter's defaults (a Provisioner's are those of the AWS
-//     provider's webhook of its era); karpenter.sh NodeClaims.
+//     scheduling.NodePool with Karpenter's defaults (a Provisioner's are the linux, amd64 and
+//     on-demand requirements every v1alpha5 webhook added, not the category and generation
+//     defaults only v0.19 to v0.27 persisted); karpenter.sh NodeClaims.
 //   - EC2NodeClasses (karpenter.k8s.aws/v1, v1beta1) and AWSNodeTemplates (v1alpha1):
 //     Bundle.NodeClassOf gives each NodePool its class, with the NodePool's own kubelet
 //     settings (v1beta1, v1alpha5) in place of the class's; a class's subnet zones narrow its
 //     NodePools' zone requirement. Bundle.AssignInstanceTypes turns a catalog into each
-//     NodePool's instance types through its class and the NodeOverlays.
+//     NodePool's instance types through its class and the NodeOverlays. A class's status.amis
+//     and hash annotations give NodeClaims' AMI and class-hash drift (DisruptionInput).
+//   - The output of aws ec2 describe-capacity-reservations, as the AWS CLI writes it (no
+//     apiVersion or kind, recognised by its CapacityReservations): EC2's free-instance counts
+//     and states of the reservations the classes list.
 //   - NodeOverlays (karpenter.sh/v1alpha1), as instancetype.Overlay.
 //   - DaemonSet pods whose DaemonSet is not in the input stand in for it, with a warning.
 //

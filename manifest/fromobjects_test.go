@@ -3,8 +3,10 @@ package manifest_test
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,8 +41,7 @@ var builtinScheme = func() *runtime.Scheme {
 // cache returns them.
 func objectsOf(t *testing.T, dir string, typed bool) []runtime.Object {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	require.NoError(t, err)
+	files := yamlFilesUnder(t, dir)
 	require.NotEmpty(t, files)
 	var objs []runtime.Object
 	for _, f := range files {
@@ -68,6 +69,25 @@ func objectsOf(t *testing.T, dir string, typed bool) []runtime.Object {
 	return objs
 }
 
+// yamlFilesUnder lists the *.yaml files below dir as Load walks it: dot folders skipped.
+func yamlFilesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != dir && strings.HasPrefix(d.Name(), "."):
+			return filepath.SkipDir
+		case !d.IsDir() && filepath.Ext(path) == ".yaml":
+			files = append(files, path)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return files
+}
+
 // bundleJSON is a Bundle's library inputs, without its warnings (which name files or
 // objects).
 func bundleJSON(t *testing.T, b *manifest.Bundle) string {
@@ -83,7 +103,7 @@ func TestFromObjectsGivesWhatLoadGives(t *testing.T) {
 	dirs, err := filepath.Glob("../examples/*")
 	require.NoError(t, err)
 	for _, dir := range dirs {
-		if files, _ := filepath.Glob(filepath.Join(dir, "*.yaml")); len(files) == 0 {
+		if len(yamlFilesUnder(t, dir)) == 0 {
 			continue
 		}
 		want, err := manifest.Load([]string{dir}, nil)

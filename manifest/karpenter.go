@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -244,6 +245,8 @@ type NodeClaim struct {
 	Drifted        *Condition
 	// LastPodEventTime is status.lastPodEventTime, zero when absent.
 	LastPodEventTime time.Time
+	// ImageID is status.imageID: the AMI the node was launched from, "" when absent.
+	ImageID string
 }
 
 // Condition is one status condition of a NodeClaim.
@@ -276,6 +279,7 @@ func convertNodeClaim(doc *document, o *nodeClaimObject) (*NodeClaim, error) {
 		StartupTaints:     o.Spec.StartupTaints,
 		Capacity:          o.Status.Capacity,
 		Allocatable:       o.Status.Allocatable,
+		ImageID:           o.Status.ImageID,
 	}
 	if nc.NodePool == "" {
 		nc.NodePool = o.Labels["karpenter.sh/provisioner-name"]
@@ -465,7 +469,11 @@ func convertProvisioner(doc *document, o *provisionerV1alpha5) (*scheduling.Node
 	for i, r := range s.Requirements {
 		reqs[i] = requirementWithMinValues{Key: r.Key, Operator: r.Operator, Values: r.Values}
 	}
-	reqs = append(reqs, provisionerDefaults(s.Requirements)...)
+	defaults := provisionerDefaults(s.Requirements, s.Labels)
+	for _, r := range defaults {
+		np.DefaultedKeys = append(np.DefaultedKeys, r.Key)
+	}
+	reqs = append(reqs, defaults...)
 	return np, finishNodePool(doc, np, fieldsV1alpha5, reqs, nil, s.Weight)
 }
 
@@ -479,16 +487,12 @@ func finishNodePool(doc *document, np *scheduling.NodePool, f nodePoolFields, re
 	if weight != nil && (*weight < 1 || *weight > 100) {
 		return doc.errorf(f.weight, "must be between 1 and 100, got %d", *weight)
 	}
+	if err := validateLabels(doc, f.labels, np.Labels); err != nil {
+		return err
+	}
 	for _, key := range slices.Sorted(maps.Keys(np.Labels)) {
-		field := joinKey(f.labels, key)
-		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
-			return doc.errorf(field, "%q is not a valid label key: %s", key, strings.Join(errs, "; "))
-		}
-		if errs := validation.IsValidLabelValue(np.Labels[key]); len(errs) > 0 {
-			return doc.errorf(field, "%q is not a valid label value: %s", np.Labels[key], strings.Join(errs, "; "))
-		}
 		if err := requirements.ValidateNodePoolKey(key); err != nil {
-			return doc.errorf(field, "%v", err)
+			return doc.errorf(joinKey(f.labels, key), "%v", err)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(np.Annotations)) {
@@ -545,8 +549,8 @@ func finishNodePool(doc *document, np *scheduling.NodePool, f nodePoolFields, re
 			return doc.errorf(field, "schedule and duration must be set together")
 		}
 		if b.Schedule != nil {
-			if n := len(strings.Fields(*b.Schedule)); n != 5 && !strings.HasPrefix(*b.Schedule, "@") {
-				return doc.errorf(field+".schedule", "%q is not a cron schedule (5 fields, or @daily, @hourly…)", *b.Schedule)
+			if err := disruption.ValidateSchedule(*b.Schedule); err != nil {
+				return doc.errorf(field+".schedule", "%v", err)
 			}
 			out.Schedule = *b.Schedule
 			if b.Duration.never {
@@ -587,39 +591,31 @@ func validateTaints(doc *document, field string, taints []corev1.Taint) error {
 	return nil
 }
 
-// Labels of Karpenter's AWS provider that v1alpha5 Provisioner defaults name.
-const (
-	labelInstanceFamily     = "karpenter.k8s.aws/instance-family"
-	labelInstanceCategory   = "karpenter.k8s.aws/instance-category"
-	labelInstanceGeneration = "karpenter.k8s.aws/instance-generation"
-)
-
-// provisionerDefaults are the requirements the AWS provider's v1alpha5 defaulting webhook
-// added to a Provisioner that does not say: os linux, arch amd64, capacity type on-demand,
-// and — without an instance-type, family, category or generation requirement — categories
-// c, m and r of generation 3 or later.
-func provisionerDefaults(given []corev1.NodeSelectorRequirement) []requirementWithMinValues {
+// provisionerDefaults are the requirements Karpenter's v1alpha5 defaulting webhook added to
+// every Provisioner that did not say, in every version: arch amd64 and capacity type
+// on-demand (v0.5 to v0.27, skipped when spec.labels or spec.requirements name the key) and,
+// from v0.19, os linux. The webhook persisted them, so a snapshot carries them already; they
+// are added here for hand-written Provisioners that never went through it. The instance
+// category (c, m, r) and generation (> 2) defaults are not added: the webhook wrote them only
+// from v0.19 to v0.27.2 (aws/karpenter-provider-aws#2779), and a Provisioner of those
+// versions read from a cluster has them in its requirements already.
+func provisionerDefaults(given []corev1.NodeSelectorRequirement, labels map[string]string) []requirementWithMinValues {
 	has := map[string]bool{}
 	for _, r := range given {
 		has[requirements.NormalizeKey(r.Key)] = true
 	}
+	for k := range labels {
+		has[requirements.NormalizeKey(k)] = true
+	}
 	var out []requirementWithMinValues
-	add := func(key string, op corev1.NodeSelectorOperator, values ...string) {
-		out = append(out, requirementWithMinValues{Key: key, Operator: op, Values: values})
+	add := func(key string, values ...string) {
+		if !has[key] {
+			out = append(out, requirementWithMinValues{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values})
+		}
 	}
-	if !has[requirements.LabelOS] {
-		add(requirements.LabelOS, corev1.NodeSelectorOpIn, "linux")
-	}
-	if !has[requirements.LabelArch] {
-		add(requirements.LabelArch, corev1.NodeSelectorOpIn, "amd64")
-	}
-	if !has[requirements.LabelCapacityType] {
-		add(requirements.LabelCapacityType, corev1.NodeSelectorOpIn, requirements.CapacityTypeOnDemand)
-	}
-	if !has[requirements.LabelInstanceType] && !has[labelInstanceFamily] && !has[labelInstanceCategory] && !has[labelInstanceGeneration] {
-		add(labelInstanceCategory, corev1.NodeSelectorOpIn, "c", "m", "r")
-		add(labelInstanceGeneration, corev1.NodeSelectorOpGt, "2")
-	}
+	add(requirements.LabelOS, "linux")
+	add(requirements.LabelArch, "amd64")
+	add(requirements.LabelCapacityType, requirements.CapacityTypeOnDemand)
 	return out
 }
 

@@ -45,11 +45,10 @@ func TestProvisionerV1alpha5(t *testing.T) {
 			// The v1alpha5 defaulting webhook's additions.
 			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "kubernetes.io/os", Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}}},
 			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
-			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.k8s.aws/instance-category", Operator: corev1.NodeSelectorOpIn, Values: []string{"c", "m", "r"}}},
-			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.k8s.aws/instance-generation", Operator: corev1.NodeSelectorOpGt, Values: []string{"2"}}},
 		},
-		Limits:      corev1.ResourceList{"cpu": qty("64"), "memory": qty("256Gi")},
-		ExpireAfter: dur(720 * time.Hour), // ttlSecondsUntilExpired: 2592000
+		DefaultedKeys: []string{"kubernetes.io/os", "kubernetes.io/arch"},
+		Limits:        corev1.ResourceList{"cpu": qty("64"), "memory": qty("256Gi")},
+		ExpireAfter:   dur(720 * time.Hour), // ttlSecondsUntilExpired: 2592000
 		Disruption: scheduling.Disruption{
 			ConsolidationPolicy: scheduling.ConsolidationWhenEmpty,
 			ConsolidateAfter:    dur(30 * time.Second),
@@ -68,9 +67,23 @@ func TestProvisionerV1alpha5(t *testing.T) {
 	assert.Empty(t, b.Warnings)
 }
 
-// A Provisioner gets the defaults of its era's webhook only for what it does not say; a
-// family (or type, category, generation) requirement keeps the category default away.
+// A Provisioner gets the defaults every version of the v1alpha5 webhook wrote (os, arch,
+// capacity type) only for the keys its requirements and labels do not name, and never the
+// instance category and generation defaults that only v0.19 to v0.27 persisted.
 func TestProvisionerDefaults(t *testing.T) {
+	plain := parse(t, "plain.yaml", `apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: plain}
+spec:
+  labels: {karpenter.sh/capacity-type: spot}
+`).NodePools[0]
+	var got []string
+	for _, r := range plain.Requirements {
+		got = append(got, r.Key+" "+string(r.Operator)+" "+strings.Join(r.Values, ","))
+	}
+	assert.Equal(t, []string{"kubernetes.io/os In linux", "kubernetes.io/arch In amd64"}, got, "a label names the capacity type; no category or generation default")
+	assert.Equal(t, []string{"kubernetes.io/os", "kubernetes.io/arch"}, plain.DefaultedKeys)
+
 	b := parse(t, "p.yaml", `apiVersion: karpenter.sh/v1alpha5
 kind: Provisioner
 metadata: {name: graviton}
@@ -163,6 +176,37 @@ func TestMalformedFiles(t *testing.T) {
 		"pdb-min-available.yaml":   `pdb-min-available.yaml: document 1 (PodDisruptionBudget default/db): spec.minAvailable: 150% is more than 100%`,
 		"pdb-both.yaml":            `pdb-both.yaml: document 1 (PodDisruptionBudget default/db): spec.maxUnavailable: cannot be set together with spec.minAvailable`,
 		"pdb-negative.yaml":        `pdb-negative.yaml: document 1 (PodDisruptionBudget default/db): spec.maxUnavailable: must not be negative, got -1`,
+		// Values the API server refuses.
+		"spread-when-unsatisfiable.yaml": `spread-when-unsatisfiable.yaml: document 1 (Pod default/web): spec.topologySpreadConstraints[0].whenUnsatisfiable: ` +
+			`unknown action "Sometimes" (use DoNotSchedule or ScheduleAnyway)`,
+		"spread-min-domains.yaml": `spread-min-domains.yaml: document 1 (Pod default/web): spec.topologySpreadConstraints[0].minDomains: must be greater than zero, got 0`,
+		"toleration-effect.yaml": `toleration-effect.yaml: document 1 (Pod default/web): spec.tolerations[0].effect: ` +
+			`unknown taint effect "Sometimes" (use NoSchedule, PreferNoSchedule, NoExecute, or leave it empty for all)`,
+		"label-key.yaml": `label-key.yaml: document 1 (Pod default/web): metadata.labels[a b c]: "a b c" is not a valid label key: ` +
+			`name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character ` +
+			`(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+		"label-value.yaml": `label-value.yaml: document 1 (Pod default/web): metadata.labels.app: "we\nb" is not a valid label value: ` +
+			`a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character ` +
+			`(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+		"name-too-long.yaml": `name-too-long.yaml: document 1 (Pod default/` + strings.Repeat("a", 56) + `…): metadata.name: "` + strings.Repeat("a", 64) + `…" ` +
+			`is not a valid name (a DNS subdomain): must be no more than 253 characters`,
+		"namespace.yaml": `namespace.yaml: document 1 (Deployment Default_NS/web): metadata.namespace: "Default_NS" is not a valid namespace name (a DNS label): ` +
+			`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character ` +
+			`(e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+		"node-negative-allocatable.yaml": `node-negative-allocatable.yaml: document 1 (Node ip-10-0-0-1): status.allocatable.cpu: must not be negative, got -4`,
+		"claim-template-storage.yaml": `claim-template-storage.yaml: document 1 (StatefulSet default/db): spec.volumeClaimTemplates[0].spec.resources.requests.storage: ` +
+			`must be greater than zero, got -1Gi`,
+		"api-version.yaml": `api-version.yaml: document 1 (Deployment default/web): apiVersion: unknown version "apps/v9" of Deployment ` +
+			`(known versions: apps/v1, apps/v1beta2, apps/v1beta1)`,
+		"nodepool-schedule.yaml": `nodepool-schedule.yaml: document 1 (NodePool general): spec.disruption.budgets[0].schedule: schedule "61 25 * * *": minute: 61 is outside 0-59`,
+	}
+	// Every file of testdata/bad is a case here (nodepool-minvalues.yaml has a test of its own).
+	files, err := os.ReadDir(filepath.Join("testdata", "bad"))
+	require.NoError(t, err)
+	for _, f := range files {
+		if _, ok := cases[f.Name()]; !ok && f.Name() != "nodepool-minvalues.yaml" {
+			t.Errorf("testdata/bad/%s has no expected message", f.Name())
+		}
 	}
 	for file, want := range cases {
 		t.Run(file, func(t *testing.T) {

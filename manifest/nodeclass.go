@@ -53,64 +53,6 @@ type subnetStatus struct {
 	ZoneID string `json:"zoneID,omitempty"`
 }
 
-// capacityReservationStatus is an entry of an EC2NodeClass's status.capacityReservations.
-// AvailableInstanceCount is not in Karpenter's status (its controller asks EC2); nodeplan
-// reads it when a snapshot adds it, e.g. from aws ec2 describe-capacity-reservations.
-type capacityReservationStatus struct {
-	ID                     string          `json:"id"`
-	InstanceType           string          `json:"instanceType"`
-	AvailabilityZone       string          `json:"availabilityZone"`
-	ReservationType        string          `json:"reservationType,omitempty"`
-	State                  string          `json:"state,omitempty"`
-	AvailableInstanceCount *int            `json:"availableInstanceCount,omitempty"`
-	InstanceMatchCriteria  string          `json:"instanceMatchCriteria,omitempty"`
-	OwnerID                string          `json:"ownerID,omitempty"`
-	EndTime                json.RawMessage `json:"endTime,omitempty"`
-	Interruptible          bool            `json:"interruptible,omitempty"`
-}
-
-// capacityReservations converts status.capacityReservations, warning about reservations
-// whose free instances the snapshot does not give (none are planned onto them).
-func capacityReservations(d *decoder, doc *document, in []capacityReservationStatus) ([]aws.CapacityReservation, error) {
-	var out []aws.CapacityReservation
-	for i, r := range in {
-		field := fmt.Sprintf("status.capacityReservations[%d]", i)
-		switch {
-		case r.ID == "":
-			return nil, doc.errorf(field+".id", "required")
-		case r.InstanceType == "":
-			return nil, doc.errorf(field+".instanceType", "required")
-		case r.AvailabilityZone == "":
-			return nil, doc.errorf(field+".availabilityZone", "required")
-		}
-		typ := r.ReservationType
-		switch typ {
-		case "":
-			typ = "default"
-		case "default", "capacity-block":
-		default:
-			return nil, doc.errorf(field+".reservationType", "unknown type %q (use default or capacity-block)", typ)
-		}
-		switch r.State {
-		case "", "active", "expiring":
-		default:
-			return nil, doc.errorf(field+".state", "unknown state %q (use active or expiring)", r.State)
-		}
-		available := -1
-		if r.AvailableInstanceCount != nil {
-			if *r.AvailableInstanceCount < 0 {
-				return nil, doc.errorf(field+".availableInstanceCount", "must not be negative, got %d", *r.AvailableInstanceCount)
-			}
-			available = *r.AvailableInstanceCount
-		} else {
-			d.warnf("%s: %s: capacity reservation %s does not say how many instances it still takes (availableInstanceCount, from EC2): no new node is planned on it", doc.where(), field, r.ID)
-		}
-		out = append(out, aws.CapacityReservation{ID: r.ID, InstanceType: r.InstanceType, Zone: r.AvailabilityZone,
-			Type: typ, Expiring: r.State == "expiring", Available: available})
-	}
-	return out, nil
-}
-
 // ec2NodeClass is a karpenter.k8s.aws/v1 or v1beta1 EC2NodeClass.
 type ec2NodeClass struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -149,7 +91,7 @@ type ec2NodeClass struct {
 		Subnets              []subnetStatus              `json:"subnets,omitempty"`
 		SecurityGroups       json.RawMessage             `json:"securityGroups,omitempty"`
 		CapacityReservations []capacityReservationStatus `json:"capacityReservations,omitempty"`
-		AMIs                 json.RawMessage             `json:"amis,omitempty"`
+		AMIs                 []amiStatus                 `json:"amis,omitempty"`
 		InstanceProfile      json.RawMessage             `json:"instanceProfile,omitempty"`
 		Conditions           json.RawMessage             `json:"conditions,omitempty"`
 	} `json:"status"`
@@ -235,9 +177,13 @@ func decodeEC2NodeClass(d *decoder, doc *document, version string) (any, error) 
 	if nc.Zones, err = subnetZones(doc, o.Status.Subnets); err != nil {
 		return nil, err
 	}
-	if nc.CapacityReservations, err = capacityReservations(d, doc, o.Status.CapacityReservations); err != nil {
+	if nc.CapacityReservations, err = capacityReservations(doc, o.Status.CapacityReservations); err != nil {
 		return nil, err
 	}
+	if nc.AMIs, err = convertAMIs(doc, o.Status.AMIs); err != nil {
+		return nil, err
+	}
+	nc.Hash, nc.HashVersion = o.Annotations[AnnotationNodeClassHash], o.Annotations[AnnotationNodeClassHashVersion]
 	return nc, nil
 }
 

@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,6 +52,56 @@ var kinds = map[groupKind]kindDecoder{
 
 	{groupKarpenterAWS, kindEC2NodeClass}:    decodeEC2NodeClass,
 	{groupKarpenterAWS, kindAWSNodeTemplate}: decodeAWSNodeTemplate,
+}
+
+// servedVersions are the API versions each kind has been served in, current first: what the
+// API server, kubectl or Karpenter ever wrote. A document in another version is refused as
+// the API server refuses it; one in an older version of a built-in kind is read as the
+// current one, with a warning.
+var servedVersions = map[groupKind][]string{
+	{"", "Pod"}:                   {"v1"},
+	{"", "Node"}:                  {"v1"},
+	{"", "Namespace"}:             {"v1"},
+	{"", "PersistentVolumeClaim"}: {"v1"},
+	{"", "PersistentVolume"}:      {"v1"},
+	{"", "ReplicationController"}: {"v1"},
+
+	{"apps", "Deployment"}:            {"v1", "v1beta2", "v1beta1"},
+	{"apps", "ReplicaSet"}:            {"v1", "v1beta2"},
+	{"apps", "StatefulSet"}:           {"v1", "v1beta2", "v1beta1"},
+	{"apps", "DaemonSet"}:             {"v1", "v1beta2"},
+	{"extensions", "Deployment"}:      {"v1beta1"},
+	{"extensions", "ReplicaSet"}:      {"v1beta1"},
+	{"extensions", "DaemonSet"}:       {"v1beta1"},
+	{"batch", "Job"}:                  {"v1", "v2alpha1"},
+	{"policy", "PodDisruptionBudget"}: {"v1", "v1beta1", "v1alpha1"},
+
+	{"storage.k8s.io", "StorageClass"}: {"v1", "v1beta1"},
+	{"storage.k8s.io", "CSINode"}:      {"v1", "v1beta1"},
+
+	{"karpenter.sh", "NodePool"}:    {"v1", "v1beta1"},
+	{"karpenter.sh", "NodeClaim"}:   {"v1", "v1beta1"},
+	{"karpenter.sh", "Provisioner"}: {"v1alpha5"},
+	{"karpenter.sh", "NodeOverlay"}: {"v1alpha1"},
+
+	{groupKarpenterAWS, kindEC2NodeClass}:    {"v1", "v1beta1"},
+	{groupKarpenterAWS, kindAWSNodeTemplate}: {"v1alpha1"},
+}
+
+// checkVersion refuses a version a kind was never served in.
+func checkVersion(doc *document, gk groupKind, version string) error {
+	served, known := servedVersions[gk]
+	if !known || slices.Contains(served, version) {
+		return nil
+	}
+	names := make([]string, len(served))
+	for i, v := range served {
+		names[i] = v
+		if gk.group != "" {
+			names[i] = gk.group + "/" + v
+		}
+	}
+	return doc.errorf("apiVersion", "unknown version %q of %s (known versions: %s)", doc.apiVersion, gk.kind, strings.Join(names, ", "))
 }
 
 // clusterScoped are the kinds without a namespace.
@@ -102,6 +153,11 @@ func (d *decoder) warnf(format string, args ...any) {
 
 // decode returns the typed object of a document, or nil for a kind nodeplan does not use.
 func (d *decoder) decode(doc *document) (any, error) {
+	if doc.kind == "" && doc.apiVersion == "" {
+		if obj, ok, err := decodeByShape(doc); ok {
+			return obj, err
+		}
+	}
 	if doc.kind == "" || doc.apiVersion == "" {
 		d.warnf("%s: no apiVersion or kind, skipped", doc.where())
 		return nil, nil
@@ -115,6 +171,9 @@ func (d *decoder) decode(doc *document) (any, error) {
 	}
 	if doc.namespace == "" && !clusterScoped[gk] {
 		doc.namespace = "default" // as the object will be named once defaulted
+	}
+	if err := checkVersion(doc, gk, version); err != nil {
+		return nil, err
 	}
 	if doc.decoded != nil {
 		return doc.decoded, nil

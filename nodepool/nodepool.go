@@ -22,6 +22,10 @@ type NodePool struct {
 	// StartupTaints are removed once the node is ready, so pods need not tolerate them.
 	StartupTaints []corev1.Taint
 	Requirements  []NodeSelectorRequirementWithMinValues
+	// DefaultedKeys are the keys of Requirements that the API's defaulting added rather than
+	// the user (a v1alpha5 Provisioner's arch, os and capacity type), so that explanations can
+	// say a requirement is a default.
+	DefaultedKeys []string
 	// Limits cap the total capacity of the NodePool's nodes (cpu, memory, nodes, any resource).
 	Limits corev1.ResourceList
 	// ExpireAfter is how long a node may live; nil means Never.

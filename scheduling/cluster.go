@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -45,6 +46,12 @@ type Change struct {
 	Evict []string
 	// AddPods are pending pods placed as well.
 	AddPods []*corev1.Pod
+	// RemovePods names pods (namespace/name), pending or running, that leave the cluster for
+	// good: deleted, scaled down, or finished. They free their room and are not placed again.
+	RemovePods []string
+	// Initialize names nodes that finished starting (a NodeClaim in flight became Ready):
+	// they are then used like every other ready node.
+	Initialize []string
 	// Requirements narrow every NodePool for this simulation only, e.g. capacity-type In
 	// [spot], or instance types cheaper than a candidate. A NodePool they contradict launches
 	// nothing.
@@ -85,7 +92,7 @@ func prepare(in Input) (*prepared, error) {
 // Simulate plans the cluster's pending pods, those the change displaces and those it adds,
 // as Solve would on the changed cluster. The Cluster is left as it was.
 func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
-	in, err := c.changed(change)
+	in, fresh, err := c.changed(change)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -96,7 +103,7 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 			return Plan{}, err
 		}
 	}
-	if !coversPods(prep.dims, in.Pods[len(c.in.Pods):]) {
+	if !coversPods(prep.dims, in.Pods[fresh:]) {
 		// A displaced or added pod asks for a resource the prepared cluster has never seen.
 		if prep, err = prepare(in); err != nil {
 			return Plan{}, err
@@ -147,7 +154,7 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 // leave, the plan's new nodes join as nodes still starting, and placed pods run where the
 // plan put them. Pods the plan could not place stay pending.
 func (c *Cluster) Apply(change Change, plan Plan) error {
-	in, err := c.changed(change)
+	in, _, err := c.changed(change)
 	if err != nil {
 		return err
 	}
@@ -289,13 +296,21 @@ func coversList(dims *resources.Dims, l corev1.ResourceList) bool {
 	return true
 }
 
+// Input returns the cluster as it stands after every Apply: its pending pods, its nodes with
+// the pods bound to them, and what Prepare was given. It shares the Cluster's values: read
+// them, never modify them.
+func (c *Cluster) Input() Input {
+	return c.in
+}
+
 // changed returns the cluster's input with the change made: new ExistingNode values (the
-// Cluster's own are never modified) and the pods pending: the cluster's, then those the
-// change displaces, then those it adds.
-func (c *Cluster) changed(change Change) (Input, error) {
-	in := c.in
-	if len(change.RemoveNodes) == 0 && len(change.Cordon) == 0 && len(change.Evict) == 0 && len(change.AddPods) == 0 {
-		return in, nil
+// Cluster's own are never modified) and the pods pending: the cluster's (less those the change
+// removes), then from index fresh on those the change displaces, then those it adds.
+func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
+	in = c.in
+	if len(change.RemoveNodes) == 0 && len(change.Cordon) == 0 && len(change.Evict) == 0 && len(change.AddPods) == 0 &&
+		len(change.RemovePods) == 0 && len(change.Initialize) == 0 {
+		return in, len(in.Pods), nil
 	}
 	known := map[string]bool{}
 	runningPods := map[string]bool{}
@@ -304,7 +319,7 @@ func (c *Cluster) changed(change Change) (Input, error) {
 			continue
 		}
 		known[en.Node.Name] = true
-		if len(change.Evict) == 0 {
+		if len(change.Evict) == 0 && len(change.RemovePods) == 0 {
 			continue
 		}
 		for _, p := range en.Pods {
@@ -313,19 +328,38 @@ func (c *Cluster) changed(change Change) (Input, error) {
 			}
 		}
 	}
-	for _, list := range [][]string{change.RemoveNodes, change.Cordon} {
+	for _, list := range [][]string{change.RemoveNodes, change.Cordon, change.Initialize} {
 		for _, name := range list {
 			if !known[name] {
-				return Input{}, fmt.Errorf("change: node %q is not in the cluster", name)
+				return Input{}, 0, fmt.Errorf("change: node %q is not in the cluster", name)
 			}
 		}
 	}
 	for _, k := range change.Evict {
 		if !runningPods[k] {
-			return Input{}, fmt.Errorf("change: pod %s does not run on any node of the cluster", k)
+			return Input{}, 0, fmt.Errorf("change: pod %s does not run on any node of the cluster", k)
 		}
 	}
-	removed, cordoned, evicted := toSet(change.RemoveNodes), toSet(change.Cordon), toSet(change.Evict)
+	gone := toSet(change.RemovePods)
+	pending := c.in.Pods
+	if len(gone) > 0 {
+		pending = make([]*corev1.Pod, 0, len(c.in.Pods))
+		for _, p := range c.in.Pods {
+			if p == nil || !gone[podKey(p)] {
+				pending = append(pending, p)
+			}
+		}
+		if err := allKnown(change.RemovePods, runningPods, c.in.Pods); err != nil {
+			return Input{}, 0, err
+		}
+	}
+	removed, cordoned, evicted, ready := toSet(change.RemoveNodes), toSet(change.Cordon), toSet(change.Evict), toSet(change.Initialize)
+	leaving := evicted
+	if len(gone) > 0 {
+		leaving = make(map[string]bool, len(evicted)+len(gone))
+		maps.Copy(leaving, evicted)
+		maps.Copy(leaving, gone)
+	}
 	in.ExistingNodes = make([]*ExistingNode, 0, len(c.in.ExistingNodes))
 	for _, en := range c.in.ExistingNodes {
 		if en == nil || en.Node == nil {
@@ -335,12 +369,15 @@ func (c *Cluster) changed(change Change) (Input, error) {
 		if removed[en.Node.Name] {
 			continue
 		}
-		loses := evictsFrom(en, evicted)
-		if !cordoned[en.Node.Name] && !loses {
+		loses := evictsFrom(en, leaving)
+		if !cordoned[en.Node.Name] && !loses && !ready[en.Node.Name] {
 			in.ExistingNodes = append(in.ExistingNodes, en) // unchanged: its conversion is reused
 			continue
 		}
 		copied := *en
+		if ready[en.Node.Name] {
+			copied.Initialized = true
+		}
 		if cordoned[en.Node.Name] {
 			node := *en.Node
 			node.Spec = *en.Node.Spec.DeepCopy()
@@ -350,15 +387,33 @@ func (c *Cluster) changed(change Change) (Input, error) {
 		if loses {
 			copied.Pods = make([]*corev1.Pod, 0, len(en.Pods))
 			for _, p := range en.Pods {
-				if p == nil || !evicted[podKey(p)] {
+				if p == nil || !leaving[podKey(p)] {
 					copied.Pods = append(copied.Pods, p)
 				}
 			}
 		}
 		in.ExistingNodes = append(in.ExistingNodes, &copied)
 	}
-	in.Pods = append(append(slices.Clip(c.in.Pods), displaced(c.in, change)...), change.AddPods...)
-	return in, nil
+	in.Pods = append(slices.Clip(pending), displaced(c.in, change)...)
+	fresh = len(pending)
+	in.Pods = append(in.Pods, change.AddPods...)
+	return in, fresh, nil
+}
+
+// allKnown checks that every pod a change removes is pending or runs on a node.
+func allKnown(keys []string, running map[string]bool, pending []*corev1.Pod) error {
+	isPending := make(map[string]bool, len(pending))
+	for _, p := range pending {
+		if p != nil {
+			isPending[podKey(p)] = true
+		}
+	}
+	for _, k := range keys {
+		if !running[k] && !isPending[k] {
+			return fmt.Errorf("change: pod %s is neither pending nor running on a node of the cluster", k)
+		}
+	}
+	return nil
 }
 
 // evictsFrom reports whether the node runs one of the evicted pods.
@@ -376,14 +431,14 @@ func evictsFrom(en *ExistingNode, evicted map[string]bool) bool {
 
 // displaced lists the pods a change takes off their nodes, in node then pod order.
 func displaced(in Input, change Change) []*corev1.Pod {
-	removed, evicted := toSet(change.RemoveNodes), toSet(change.Evict)
+	removed, evicted, gone := toSet(change.RemoveNodes), toSet(change.Evict), toSet(change.RemovePods)
 	var out []*corev1.Pod
 	for _, en := range in.ExistingNodes {
 		if en == nil || en.Node == nil || (!removed[en.Node.Name] && len(evicted) == 0) {
 			continue
 		}
 		for _, p := range en.Pods {
-			if p == nil {
+			if p == nil || gone[podKey(p)] {
 				continue
 			}
 			switch {

@@ -166,3 +166,56 @@ func TestApplyAddsDaemonSetPods(t *testing.T) {
 	require.Contains(t, render(next), "existing default-1: plain")
 	require.NotContains(t, render(next), "existing default-1: plain shy")
 }
+
+// Pods that leave for good free their room and are placed nowhere; nodes that finish
+// starting become initialized; Input shows the cluster after each Apply.
+func TestApplyRemovedPodsAndInitializedNodes(t *testing.T) {
+	in := twoNodeCluster()
+	in.ExistingNodes[1].Initialized = false
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+
+	change := scheduling.Change{RemovePods: []string{"default/web-2", "default/web-0"}, Initialize: []string{"n2"}}
+	plan, err := c.Simulate(change, scheduling.Options{})
+	require.NoError(t, err)
+	require.Empty(t, render(plan), "the removed pending pod is not placed")
+	require.NoError(t, c.Apply(change, plan))
+
+	after := c.Input()
+	require.Empty(t, after.Pods)
+	require.Len(t, after.ExistingNodes, 2)
+	require.Empty(t, after.ExistingNodes[0].Pods, "web-0 left n1")
+	require.Len(t, after.ExistingNodes[1].Pods, 1)
+	require.True(t, after.ExistingNodes[1].Initialized)
+
+	// The room web-0 left on n1 takes a 4-cpu pod that fits nowhere else.
+	next, err := c.Simulate(scheduling.Change{AddPods: []*corev1.Pod{tb.Pod("big").CPU("3500m").Obj()}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"existing n1: big"}, render(next))
+
+	// Removing a node's pod together with the node does not place that pod again.
+	gone := scheduling.Change{RemoveNodes: []string{"n2"}, RemovePods: []string{"default/web-1"}}
+	plan, err = c.Simulate(gone, scheduling.Options{})
+	require.NoError(t, err)
+	require.Empty(t, plan.Placements)
+
+	_, err = c.Simulate(scheduling.Change{RemovePods: []string{"default/ghost"}}, scheduling.Options{})
+	require.EqualError(t, err, "change: pod default/ghost is neither pending nor running on a node of the cluster")
+	_, err = c.Simulate(scheduling.Change{Initialize: []string{"n9"}}, scheduling.Options{})
+	require.EqualError(t, err, `change: node "n9" is not in the cluster`)
+}
+
+// SkipLowerBound gives the same plan without the bound.
+func TestSkipLowerBound(t *testing.T) {
+	c, err := scheduling.Prepare(twoNodeCluster())
+	require.NoError(t, err)
+	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}}
+	full, err := c.Simulate(change, scheduling.Options{})
+	require.NoError(t, err)
+	require.NotZero(t, full.Summary.LowerBound)
+	quick, err := c.Simulate(change, scheduling.Options{SkipLowerBound: true})
+	require.NoError(t, err)
+	require.Zero(t, quick.Summary.LowerBound)
+	quick.Summary.LowerBound = full.Summary.LowerBound
+	require.Equal(t, full, quick)
+}

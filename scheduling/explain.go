@@ -3,6 +3,7 @@ package scheduling
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,6 +138,16 @@ func formatCapacity(capacity resources.Vector, pool *poolState, dims *resources.
 	return strings.Join(parts, ", ")
 }
 
+// describeExclusion names the requirement on key, saying so when it is the NodePool's default
+// rather than something the user wrote.
+func describeExclusion(pool *poolState, reqs requirements.Requirements, key string) string {
+	text := reqs[key].String()
+	if pr, ok := pool.reqs[key]; ok && pr == reqs[key] && slices.Contains(pool.np.DefaultedKeys, key) {
+		text += " (v1alpha5 default: the Provisioner does not name " + key + ")"
+	}
+	return text
+}
+
 // excludedBy says which requirements rule out the NodePool's instance types, most
 // eliminations first, so a reason names the NodePool requirement that excludes the type a pod
 // pins, not only the pod's own asks.
@@ -148,7 +159,7 @@ func excludedBy(pool *poolState, reqs requirements.Requirements) string {
 		}
 		var err *requirements.ConflictError
 		if e := it.Requirements().Intersects(reqs); e != nil && errors.As(e, &err) {
-			counts[reqs[err.Key].String()]++
+			counts[describeExclusion(pool, reqs, err.Key)]++
 			continue
 		}
 		if len(it.CompatibleOfferings(reqs)) == 0 {

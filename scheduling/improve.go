@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/bound"
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -227,11 +228,30 @@ type binStrategy func(s *solver, ws *repackWorkspace, types []*typeOption, price
 // repackWorkspace holds the buffers one repack reuses from bin to bin.
 type repackWorkspace struct {
 	filters filterScratch
-	lp      lpWorkspace
+	lp      bound.LP
+	rooms   []resources.Vector // the types' rooms, for the LP
 	// candidates, seen and potential are candidateBinTypes' buffers.
 	candidates []*typeOption
 	seen       []bool
 	potential  []float64
+}
+
+// solveFluid solves the fluid LP over the types' rooms (see bound.LP.SolveFluid) in the
+// workspace's buffers.
+func (ws *repackWorkspace) solveFluid(types []*typeOption, prices []float64, demand resources.Vector) (bound.FluidSolution, bool) {
+	ws.rooms = ws.rooms[:0]
+	for _, t := range types {
+		ws.rooms = append(ws.rooms, t.room)
+	}
+	return ws.lp.SolveFluid(ws.rooms, prices, demand)
+}
+
+// grow returns (*buf)[:n], reallocating when the buffer is too small.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	return (*buf)[:n]
 }
 
 // binStrategies are the ways repack fills bins; improve keeps the cheapest result. They fail
@@ -244,7 +264,7 @@ var binStrategies = []binStrategy{mostEfficientBin, fluidTypeBin}
 // and keeps the fill whose contents are worth most per dollar of the cheapest type holding
 // them.
 func mostEfficientBin(s *solver, ws *repackWorkspace, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill {
-	fl, _ := solveFluid(&ws.lp, types, prices, remaining)
+	fl, _ := ws.solveFluid(types, prices, remaining)
 	var best *binFill
 	for _, t := range candidateBinTypes(ws, types, prices, fl) {
 		f := fillBin(classes, t, s.dims.Len())
@@ -252,7 +272,7 @@ func mostEfficientBin(s *solver, ws *repackWorkspace, types []*typeOption, price
 			continue
 		}
 		f.price = cheapestFitting(types, prices, f.used)
-		f.efficiency = fl.worth(f.used) / f.price
+		f.efficiency = fl.Worth(f.used) / f.price
 		if best == nil || f.efficiency > best.efficiency+1e-12 || (math.Abs(f.efficiency-best.efficiency) <= 1e-12 && len(f.pods) > len(best.pods)) {
 			best = f
 		}
@@ -263,11 +283,11 @@ func mostEfficientBin(s *solver, ws *repackWorkspace, types []*typeOption, price
 // fluidTypeBin fills a bin of the type the fluid LP buys most of for the demand left (among
 // those that can hold some pod left), or else of the cheapest type that can.
 func fluidTypeBin(s *solver, ws *repackWorkspace, types []*typeOption, prices []float64, remaining resources.Vector, classes []*podClass) *binFill {
-	fl, ok := solveFluid(&ws.lp, types, prices, remaining)
+	fl, ok := ws.solveFluid(types, prices, remaining)
 	var pick *typeOption
 	if ok {
 		most := 0.0
-		for j, x := range fl.count {
+		for j, x := range fl.Count {
 			if x > 1e-9 && x > most+1e-9 && holdsAny(classes, types[j]) {
 				pick, most = types[j], x
 			}
@@ -307,24 +327,24 @@ type binFill struct {
 // for the demand left, and the ones whose room is worth most per dollar at the LP's prices
 // (ties to the earlier type). types must be distinct. The result is in ws's buffer, valid
 // until the next call.
-func candidateBinTypes(ws *repackWorkspace, types []*typeOption, prices []float64, fl fluid) []*typeOption {
+func candidateBinTypes(ws *repackWorkspace, types []*typeOption, prices []float64, fl bound.FluidSolution) []*typeOption {
 	out := ws.candidates[:0]
 	seen := grow(&ws.seen, len(types))
 	clear(seen)
-	for j, x := range fl.count {
+	for j, x := range fl.Count {
 		if x > 1e-9 {
 			out = append(out, types[j])
 			seen[j] = true
 		}
 	}
 	ws.candidates = out
-	if fl.value == nil {
+	if fl.Value == nil {
 		return types
 	}
 	potential := grow(&ws.potential, len(types))
 	sortable := true
 	for j, t := range types {
-		potential[j] = fl.worth(t.room) / prices[j]
+		potential[j] = fl.Worth(t.room) / prices[j]
 		sortable = sortable && !math.IsNaN(potential[j])
 	}
 	if !sortable {

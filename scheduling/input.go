@@ -74,6 +74,9 @@ type Options struct {
 	MaxInstanceTypeOptions int
 	// SkipImprovement leaves the greedy packing as it is (for comparison and tests).
 	SkipImprovement bool
+	// SkipLowerBound leaves Summary.LowerBound zero, for callers that use only the plan
+	// (consolidation's simulations, a replay's provisioning) and need not pay for the bound.
+	SkipLowerBound bool
 	// Trace lists pods (namespace/name) whose every placement step Plan.Traces records.
 	Trace []string
 	// NodeCost is what each new node costs per hour beyond its instance price (its root

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/instancetype/synthetic"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	tb "github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -25,55 +26,9 @@ import (
 // some repel none; and hostname spreads, which the optimum ignores (it is then a relaxation,
 // below the true optimum, and the bound must stay below it all the same).
 func TestLowerBoundIsTrue(t *testing.T) {
-	cpus := []string{"100m", "250m", "500m", "1", "1500m", "3"}
-	mems := []string{"64Mi", "256Mi", "1Gi", "3Gi", "6Gi"}
-	apps := []string{"", "a", "b"}
 	tight, compared, ratios := 0, 0, 0.0
 	for seed := int64(1); seed <= 1200; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		rules := rand.New(rand.NewSource(-seed))
-		// Past seed 800 types are also sold on spot and some are arm64, and pods may ask for
-		// on-demand or an architecture (from a third generator).
-		classes := rand.New(rand.NewSource(seed + 1<<20))
-		var types []*instancetype.InstanceType
-		for i := range 2 + r.Intn(4) {
-			cpu, mem := []string{"1", "2", "4", "8"}[r.Intn(4)], []string{"512Mi", "2Gi", "4Gi", "8Gi", "16Gi"}[r.Intn(5)]
-			onDemand := 0.01 + float64(r.Intn(100))/100
-			b := tb.Type(fmt.Sprintf("t%d", i), cpu, mem, int64(2+r.Intn(8))).Offer("zone-a", "on-demand", onDemand)
-			if seed > 800 {
-				b.Offer("zone-a", "spot", onDemand*(0.2+0.6*classes.Float64()))
-				if classes.Intn(3) == 0 {
-					b.Arch("arm64")
-				} else {
-					b.Arch("amd64")
-				}
-			}
-			types = append(types, b.Obj())
-		}
-		var pods []*corev1.Pod
-		for i := range 1 + r.Intn(7) {
-			b := tb.Pod(fmt.Sprintf("p%d", i)).CPU(cpus[r.Intn(len(cpus))]).Memory(mems[r.Intn(len(mems))])
-			if seed > 400 {
-				if app := apps[rules.Intn(len(apps))]; app != "" {
-					b.Label("app", app)
-				}
-				switch rules.Intn(4) {
-				case 0, 1:
-					b.AntiAffinity(hostKey, map[string]string{"app": apps[1+rules.Intn(2)]})
-				case 2:
-					b.SpreadSelecting(hostKey, 1, corev1.DoNotSchedule, map[string]string{"app": apps[1+rules.Intn(2)]})
-				}
-			}
-			if seed > 800 {
-				switch classes.Intn(5) {
-				case 0:
-					b.NodeSelector("karpenter.sh/capacity-type", "on-demand")
-				case 1:
-					b.NodeSelector(corev1.LabelArchStable, []string{"amd64", "arm64"}[classes.Intn(2)])
-				}
-			}
-			pods = append(pods, b.Obj())
-		}
+		types, pods := randomBoundCase(seed)
 		plan, err := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: pools(tb.NodePool("default", types...).Obj()), Options: scheduling.Options{NodeCost: -1}})
 		require.NoError(t, err)
 		opt := exactOptimum(types, pods, plan)
@@ -91,6 +46,60 @@ func TestLowerBoundIsTrue(t *testing.T) {
 		}
 	}
 	t.Logf("%d inputs: the bound is on average %.0f%% of the optimum, within 80%% of it on %d", compared, 100*ratios/float64(compared), tight)
+}
+
+// randomBoundCase is TestLowerBoundIsTrue's input of one seed: 2 to 5 instance types and 1
+// to 7 pods of random sizes; past seed 400 with labels and hostname rules, past seed 800
+// with spot offerings, architectures and pods asking for either.
+func randomBoundCase(seed int64) ([]*instancetype.InstanceType, []*corev1.Pod) {
+	cpus := []string{"100m", "250m", "500m", "1", "1500m", "3"}
+	mems := []string{"64Mi", "256Mi", "1Gi", "3Gi", "6Gi"}
+	apps := []string{"", "a", "b"}
+	r := rand.New(rand.NewSource(seed))
+	rules := rand.New(rand.NewSource(-seed))
+	// Past seed 800 types are also sold on spot and some are arm64, and pods may ask for
+	// on-demand or an architecture (from a third generator).
+	classes := rand.New(rand.NewSource(seed + 1<<20))
+	var types []*instancetype.InstanceType
+	for i := range 2 + r.Intn(4) {
+		cpu, mem := []string{"1", "2", "4", "8"}[r.Intn(4)], []string{"512Mi", "2Gi", "4Gi", "8Gi", "16Gi"}[r.Intn(5)]
+		onDemand := 0.01 + float64(r.Intn(100))/100
+		b := tb.Type(fmt.Sprintf("t%d", i), cpu, mem, int64(2+r.Intn(8))).Offer("zone-a", "on-demand", onDemand)
+		if seed > 800 {
+			b.Offer("zone-a", "spot", onDemand*(0.2+0.6*classes.Float64()))
+			if classes.Intn(3) == 0 {
+				b.Arch("arm64")
+			} else {
+				b.Arch("amd64")
+			}
+		}
+		types = append(types, b.Obj())
+	}
+	var pods []*corev1.Pod
+	for i := range 1 + r.Intn(7) {
+		b := tb.Pod(fmt.Sprintf("p%d", i)).CPU(cpus[r.Intn(len(cpus))]).Memory(mems[r.Intn(len(mems))])
+		if seed > 400 {
+			if app := apps[rules.Intn(len(apps))]; app != "" {
+				b.Label("app", app)
+			}
+			switch rules.Intn(4) {
+			case 0, 1:
+				b.AntiAffinity(hostKey, map[string]string{"app": apps[1+rules.Intn(2)]})
+			case 2:
+				b.SpreadSelecting(hostKey, 1, corev1.DoNotSchedule, map[string]string{"app": apps[1+rules.Intn(2)]})
+			}
+		}
+		if seed > 800 {
+			switch classes.Intn(5) {
+			case 0:
+				b.NodeSelector("karpenter.sh/capacity-type", "on-demand")
+			case 1:
+				b.NodeSelector(corev1.LabelArchStable, []string{"amd64", "arm64"}[classes.Intn(2)])
+			}
+		}
+		pods = append(pods, b.Obj())
+	}
+	return types, pods
 }
 
 // exactOptimum is the cheapest way to put the placed pods on nodes: every partition of them
@@ -230,4 +239,33 @@ func TestLowerBoundCountsExclusivePods(t *testing.T) {
 	// Two nodes of at least small, and two of at least medium (1500m fits no small node).
 	require.InDelta(t, 2*0.05+2*0.08, plan.Summary.LowerBound, 1e-6)
 	require.InDelta(t, plan.Summary.HourlyCost, plan.Summary.LowerBound, 1e-6, "here the bound is the optimum")
+}
+
+// The lower bound is a property of the input: each strategy plans the same pods on other
+// nodes, in another order, and the bound stays the same. TestLowerBoundIsTrue's inputs, and
+// pods whose preferred node affinity a plan may keep for some and relax for others.
+func TestLowerBoundIsTheSameWhateverTheStrategy(t *testing.T) {
+	type input struct {
+		name string
+		in   scheduling.Input
+	}
+	var inputs []input
+	for seed := int64(1); seed <= 1200; seed++ {
+		types, pods := randomBoundCase(seed)
+		inputs = append(inputs, input{fmt.Sprintf("seed %d", seed), scheduling.Input{Pods: pods, NodePools: pools(tb.NodePool("default", types...).Obj()), Options: scheduling.Options{NodeCost: -1}}})
+	}
+	cat := synthetic.Default()
+	inputs = append(inputs, input{"preferences", scheduling.Input{Pods: preferencesWorkload(4000, cat.InstanceTypes[0].Offerings[0].Zone), NodePools: pools(tb.NodePool("default", cat.InstanceTypes...).Obj())}})
+	for _, c := range inputs {
+		bounds := map[scheduling.Strategy]float64{}
+		for _, s := range scheduling.Strategies {
+			c.in.Options.Strategy = s
+			plan, err := scheduling.Solve(c.in)
+			require.NoError(t, err)
+			bounds[s] = plan.Summary.LowerBound
+		}
+		for _, s := range scheduling.Strategies {
+			require.Equal(t, bounds[scheduling.Strategies[0]], bounds[s], "%s: the lower bound under --strategy %s is not the one under %s", c.name, s, scheduling.Strategies[0])
+		}
+	}
 }

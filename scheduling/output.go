@@ -104,7 +104,9 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	bounded := make(chan struct{})
 	go func() {
 		defer close(bounded)
-		lowerBound = s.lowerBound()
+		if !s.opts.SkipLowerBound {
+			lowerBound = s.lowerBound()
+		}
 	}()
 	reservationsLeft := s.reservationCapacity()
 	claims, claimed := s.nodeClaims(reservationsLeft)
@@ -368,6 +370,19 @@ func copyTaints(t []corev1.Taint) []corev1.Taint {
 		return nil
 	}
 	return append([]corev1.Taint(nil), t...)
+}
+
+// offeredOptions counts the node's options as its plan lists them (optionNames): those with an
+// offering under its requirements, at most MaxInstanceTypeOptions. Traces use it, so that
+// their counts and the plan's agree.
+func (s *solver) offeredOptions(n *newNode) int {
+	count := 0
+	for _, t := range n.options {
+		if cheapestPrice(t, n.reqs) >= 0 {
+			count++
+		}
+	}
+	return min(count, s.opts.MaxInstanceTypeOptions)
 }
 
 // optionNames lists a node's options by the price of their cheapest offering under its

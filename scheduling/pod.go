@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,6 +67,8 @@ type podInfo struct {
 
 	// trace collects placement steps when Options.Trace names the pod (nil otherwise).
 	trace *[]string
+	// lastRound holds the steps of the traced pod's last failed round (foldRepeat).
+	lastRound *[]string
 
 	// alone memoises aloneCost (0: not computed yet).
 	alone float64
@@ -359,6 +362,36 @@ func (p *podInfo) note(format string, args ...any) {
 		*p.trace = append(*p.trace, "… (further steps left out)")
 	}
 }
+
+// traceMark is where a traced pod's steps of one round start, to compare rounds.
+func (p *podInfo) traceMark() int {
+	if p.trace == nil {
+		return 0
+	}
+	return len(*p.trace)
+}
+
+// foldRepeat replaces the steps since mark with one line when they repeat the pod's previous
+// round word for word: a round retried after another made no progress (or loosened only what
+// does not touch this pod) fails the same way, and the explanation should not say it twice.
+func (p *podInfo) foldRepeat(mark int) {
+	if p.trace == nil || mark > len(*p.trace) {
+		return
+	}
+	round := (*p.trace)[mark:]
+	if p.lastRound == nil || !slices.Equal(round, *p.lastRound) {
+		last := slices.Clone(round)
+		p.lastRound = &last
+		return
+	}
+	*p.trace = (*p.trace)[:mark]
+	if mark == 0 || (*p.trace)[mark-1] != repeatedRound {
+		*p.trace = append(*p.trace, repeatedRound)
+	}
+}
+
+// repeatedRound stands for a round whose steps are those of the round before.
+const repeatedRound = "tried again in a later round: the same steps, the same result"
 
 // maxTraceSteps bounds a trace: a pod retried over many rounds and nodes would repeat itself.
 const maxTraceSteps = 200

@@ -65,7 +65,7 @@ func (s *solver) placeSnug(p *podInfo, skip *skipSet) bool {
 		placed = true
 		s.commitNewNode(n, p, c)
 		if p.trace != nil {
-			p.note("joined new node %s of nodepool %s at its price, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), len(n.options))
+			p.note("joined new node %s of nodepool %s at its price, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
 		}
 		return true
 	}

@@ -103,7 +103,7 @@ func (s *solver) traces(pods []*podInfo) []PodTrace {
 	for _, n := range s.nodes {
 		for _, p := range n.pods {
 			if p.trace != nil {
-				final[p] = fmt.Sprintf("ends on new node %s (%d pods)", n.name, len(n.pods))
+				final[p] = fmt.Sprintf("ends on new node %s (%d pods; %d instance-type option(s))", n.name, len(n.pods), s.offeredOptions(n))
 			}
 		}
 	}
@@ -270,7 +270,9 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 		var next []*podInfo
 		progress := false
 		for _, p := range queue {
+			mark := p.traceMark()
 			if s.place(p, false).failed() {
+				p.foldRepeat(mark)
 				next = append(next, p)
 				continue
 			}
@@ -350,7 +352,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		}
 		s.commitNewNode(n, p, c)
 		if traced {
-			p.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), len(n.options))
+			p.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
 		}
 		return true
 	}

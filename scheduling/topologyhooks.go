@@ -559,6 +559,11 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 	}
 	if !ts.seedsAllowed {
 		ts.seedsAllowed = true
+		for _, p := range failing {
+			if p.trace != nil && len(p.terms) > 0 {
+				p.note("nothing could be placed in a whole round: a pod may now start the first domain of a group that requires affinity to its own pods")
+			}
+		}
 		return true
 	}
 	loosened := false

@@ -191,12 +191,12 @@ func TestCatalogErrors(t *testing.T) {
 	}{
 		{"bad selector", []string{"--catalog", "synthetic", "-l", "kubernetes.io/arch in (arm64"}, exitUsage, []string{"invalid -l selector", `"kubernetes.io/arch in (arm64"`, `Run "nodeplan catalog -h"`}},
 		{"bad output", []string{"--catalog", "synthetic", "-o", "wide"}, exitUsage, []string{`invalid -o "wide"`, "table, json or yaml"}},
-		{"unknown region", []string{"--region", "mars-1"}, exitInput, []string{`region "mars-1"`, "known regions:", "us-west-2"}},
-		{"missing file", []string{"--catalog", "testdata/nope.yaml"}, exitInput, []string{"testdata/nope.yaml", "no such file", "aws, synthetic"}},
+		{"unknown region", []string{"--region", "mars-1"}, exitUsage, []string{`invalid --region "mars-1"`, "the embedded aws catalog has", "us-west-2"}},
+		{"missing file", []string{"--catalog", "testdata/nope.yaml"}, exitUsage, []string{"testdata/nope.yaml", "no such file", "aws, synthetic"}},
 		{"bad file", []string{"--catalog", "testdata/bad.yaml"}, exitInput, []string{"testdata/bad.yaml", "instanceTypes[0] (m5.large)", "offerings[0].capacityType"}},
 		{"file of another region", []string{"--catalog", "testdata/catalog.yaml", "--region", "us-west-2"}, exitInput, []string{"testdata/catalog.yaml", "lab-1", "not us-west-2"}},
-		{"empty catalog name", []string{"--catalog", ""}, exitInput, []string{"--catalog is empty"}},
-		{"synthetic region that is no label value", []string{"--catalog", "synthetic", "--region", "a b"}, exitInput, []string{`--region "a b"`}},
+		{"empty catalog name", []string{"--catalog", ""}, exitUsage, []string{"--catalog is empty"}},
+		{"synthetic region that is no label value", []string{"--catalog", "synthetic", "--region", "a b"}, exitUsage, []string{`--region "a b"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

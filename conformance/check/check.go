@@ -72,6 +72,15 @@ type Result struct {
 	Pods int
 	// DaemonPods counts the DaemonSet pods added to new and starting nodes.
 	DaemonPods int
+	// Staying and Moved count, for Decisions, the checked pods that stay on their node and
+	// those that moved.
+	Staying, Moved int
+	// Pending lists, for Decisions, the pods a forceful command (expiration) evicts with
+	// nowhere to go: they wait for new capacity.
+	Pending []string
+	// Preexisting are, for Decisions, failures of staying pods that the plugins refuse in the
+	// cluster as it was too: the decisions did not cause them.
+	Preexisting []Failure
 }
 
 // ByPlugin counts the failures per plugin.
@@ -94,27 +103,43 @@ func (r Result) Summary() string {
 	if len(parts) > 0 {
 		failures = strings.Join(parts, " ")
 	}
-	return fmt.Sprintf("checked %d placed pods on %d nodes (%d new, %d virtual zone nodes; %d pods, %d daemon pods): failures %s",
-		r.Checked, r.Nodes, r.NewNodes, r.VirtualNodes, r.Pods, r.DaemonPods, failures)
+	checked := fmt.Sprintf("%d placed pods", r.Checked)
+	if r.Staying+r.Moved > 0 {
+		checked = fmt.Sprintf("%d pods (%d staying, %d moved)", r.Checked, r.Staying, r.Moved)
+	}
+	extra := ""
+	if len(r.Pending) > 0 {
+		extra += fmt.Sprintf("; %d evicted pods left pending", len(r.Pending))
+	}
+	if len(r.Preexisting) > 0 {
+		extra += fmt.Sprintf("; %d staying pods already failing before", len(r.Preexisting))
+	}
+	return fmt.Sprintf("checked %s on %d nodes (%d new, %d virtual zone nodes; %d pods, %d daemon pods): failures %s%s",
+		checked, r.Nodes, r.NewNodes, r.VirtualNodes, r.Pods, r.DaemonPods, failures, extra)
 }
 
 // Plan checks plan, which scheduling.Solve returned for in, with kube-scheduler's plugins
 // against the finished state the plan leaves (see the package documentation). The error is for
 // a framework that cannot be built or run; a plan's faults are Failures.
 func Plan(in scheduling.Input, plan scheduling.Plan) (Result, error) {
-	var res Result
-	res.Failures = accounting(in, plan)
-
+	res := Result{Failures: accounting(in, plan)}
 	st := newState(in, plan)
+	err := st.check(&res, st.placed)
+	return res, err
+}
+
+// check runs pods of the state through the plugins, each with itself left out, and adds what
+// it finds to res.
+func (st *state) check(res *Result, pods []placedPod) error {
 	res.Failures = append(res.Failures, st.labelFailures...)
-	res.Nodes, res.NewNodes, res.VirtualNodes = len(st.nodes), len(plan.NodeClaims), st.virtualNodes
+	res.Nodes, res.NewNodes, res.VirtualNodes = len(st.nodes), st.newNodes, st.virtualNodes
 	res.Pods, res.DaemonPods = len(st.pods), st.daemonPods
 
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
 	fw, err := newFramework(ctx, st)
 	if err != nil {
 		cancel()
-		return res, err
+		return err
 	}
 	defer func() {
 		cancel() // stops the informers and the framework's metrics recorder
@@ -122,26 +147,30 @@ func Plan(in scheduling.Input, plan scheduling.Plan) (Result, error) {
 	}()
 
 	logger := klog.FromContext(ctx)
-	for _, p := range st.placed {
+	for _, p := range pods {
 		res.Checked++
 		if err := fw.snapshot.RemovePod(logger, p.pod, p.node); err != nil {
-			return res, fmt.Errorf("taking %s out of node %s: %w", p.key, p.node, err)
+			return fmt.Errorf("taking %s out of node %s: %w", p.key, p.node, err)
+		}
+		if err := fw.recountPorts(p.node); err != nil {
+			return err
 		}
 		if f, bad := fw.check(ctx, p); bad {
 			res.Failures = append(res.Failures, f)
 		}
 		pi, err := schedframework.NewPodInfo(p.pod)
 		if err != nil {
-			return res, fmt.Errorf("putting %s back on node %s: %w", p.key, p.node, err)
+			return fmt.Errorf("putting %s back on node %s: %w", p.key, p.node, err)
 		}
 		if err := fw.snapshot.AddPod(pi, p.node); err != nil {
-			return res, fmt.Errorf("putting %s back on node %s: %w", p.key, p.node, err)
+			return fmt.Errorf("putting %s back on node %s: %w", p.key, p.node, err)
 		}
 	}
-	return res, nil
+	return nil
 }
 
-// placedPod is a pending pod the plan placed, as bound in the finished state.
+// placedPod is a pod bound in the finished state: a pending pod the plan placed, or a pod
+// running on an existing node.
 type placedPod struct {
 	key  string
 	node string

@@ -62,6 +62,11 @@ func antiAffinity(p *corev1.Pod) {
 	}}
 }
 
+// hostPort80 makes the pod's container listen on host port 80.
+func hostPort80(p *corev1.Pod) {
+	p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: 80, Protocol: corev1.ProtocolTCP}}
+}
+
 func labelled(k, v string) func(*corev1.Pod) {
 	return func(p *corev1.Pod) { p.Labels = map[string]string{k: v} }
 }
@@ -189,6 +194,17 @@ func TestCheckerFindsViolations(t *testing.T) {
 		in:   scheduling.Input{Pods: []*corev1.Pod{pod("a1", "1", antiAffinity, labelled("app", "db")), pod("plain", "1")}},
 		plan: scheduling.Plan{NodeClaims: []scheduling.NodeClaim{claim("n1", zoneA, "default/a1", "default/plain")}},
 		want: map[string]int{"InterPodAffinity": 2},
+	}, {
+		// NodeInfo keeps used ports as a set: taking out one of the two pods must not make the
+		// other look alone on port 80.
+		name: "two pods on host port 80 on one node",
+		in:   scheduling.Input{Pods: []*corev1.Pod{pod("h1", "1", hostPort80), pod("h2", "1", hostPort80)}},
+		plan: scheduling.Plan{NodeClaims: []scheduling.NodeClaim{claim("n1", zoneA, "default/h1", "default/h2")}},
+		want: map[string]int{"NodePorts": 2},
+	}, {
+		name: "host port 80 on two nodes is valid",
+		in:   scheduling.Input{Pods: []*corev1.Pod{pod("h1", "1", hostPort80), pod("h2", "1", hostPort80)}},
+		plan: scheduling.Plan{NodeClaims: []scheduling.NodeClaim{claim("n1", zoneA, "default/h1"), claim("n2", zoneA, "default/h2")}},
 	}, {
 		name: "more cpu than allocatable",
 		in:   scheduling.Input{Pods: []*corev1.Pod{pod("big1", "3"), pod("big2", "3")}},

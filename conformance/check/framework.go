@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // filterPlugins are the plugins whose PreFilter and Filter every placed pod must pass, in
@@ -102,4 +104,25 @@ func newFramework(ctx context.Context, st *state) (*checkFramework, error) {
 // stop waits for the informers to stop; the caller cancels their context first.
 func (fw *checkFramework) stop() {
 	fw.informers.Shutdown()
+}
+
+// recountPorts rebuilds a node's used host ports from the pods still on it. NodeInfo keeps
+// them as a set, so taking out one of two pods that use the same port forgets the port, and
+// the other pod's conflict would go unseen.
+func (fw *checkFramework) recountPorts(node string) error {
+	info, err := fw.snapshot.NodeInfos().Get(node)
+	if err != nil {
+		return fmt.Errorf("node %s is not in the finished state: %w", node, err)
+	}
+	ni, ok := info.(*schedframework.NodeInfo)
+	if !ok {
+		return fmt.Errorf("node %s: unexpected NodeInfo type %T", node, info)
+	}
+	ni.UsedPorts = make(fwk.HostPortInfo)
+	for _, pi := range ni.Pods {
+		for _, port := range schedutil.GetHostPorts(pi.GetPod()) {
+			ni.UsedPorts.Add(port.HostIP, string(port.Protocol), port.HostPort)
+		}
+	}
+	return nil
 }

@@ -50,10 +50,13 @@ type state struct {
 	// pods are bound (spec.nodeName): running, daemon and placed pods.
 	pods   []*corev1.Pod
 	placed []placedPod
+	// running are the pods bound to existing nodes in the input (not the DaemonSet pods a
+	// starting node gains).
+	running []placedPod
 	// objects feed the informers: namespaces, volume objects and CSINodes.
-	objects                  []runtime.Object
-	virtualNodes, daemonPods int
-	labelFailures            []Failure
+	objects                            []runtime.Object
+	newNodes, virtualNodes, daemonPods int
+	labelFailures                      []Failure
 }
 
 func newState(in scheduling.Input, plan scheduling.Plan) *state {
@@ -116,7 +119,8 @@ func newState(in scheduling.Input, plan scheduling.Plan) *state {
 			if p == nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 				continue
 			}
-			bind(p, node.Name, "running/"+node.Name+"/"+podKey(p))
+			key := podKey(p)
+			st.running = append(st.running, placedPod{key: key, node: node.Name, pod: bind(p, node.Name, "running/"+node.Name+"/"+key)})
 		}
 		if !en.Initialized {
 			daemons(node, func(ds *appsv1.DaemonSet) bool { return runsDaemon(en, ds) })
@@ -146,6 +150,7 @@ func newState(in scheduling.Input, plan scheduling.Plan) *state {
 		}
 		st.labelFailures = append(st.labelFailures, claimLabelFailures(nc)...)
 		st.nodes = append(st.nodes, node)
+		st.newNodes++
 		daemons(node, nil)
 		if limits := typeAttachLimits(pools[nc.NodePool], nc.InstanceType); len(limits) > 0 {
 			st.objects = append(st.objects, csiNode(node.Name, limits))

@@ -4,11 +4,13 @@ package realsnapshot
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
+	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -96,5 +98,33 @@ func TestStaticAndReserved(t *testing.T) {
 	}
 	require.Equal(t, 2, ingress, "the static NodePool keeps its two nodes")
 	require.Equal(t, 1, reserved, "the reservation takes one more instance")
+	for _, w := range res.Bundle.Warnings {
+		require.NotContains(t, w, "capacity reservation", "reservations.json gives the count")
+	}
 	require.Greater(t, p.Summary.LowerBound, 0.0, "reservations are few: the bound still counts paid nodes")
+}
+
+// Step 3: the class's status.amis moved to a new AL2023 image. The nodes launched from the
+// old one have AMI drift, the one whose NodeClaim carries an older class hash has class-hash
+// drift, and the NodePool's budget (one node at a time) lets Drift replace one per decision.
+func TestAMIUpgrade(t *testing.T) {
+	res, err := app.Consolidate(app.Config{Paths: []string{".steps/3-ami-upgrade"}}, time.Date(2026, 2, 16, 12, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
+	d := res.Decisions
+	require.Len(t, d.Commands, 1, "the budget allows one node at a time")
+	cmd := d.Commands[0]
+	require.Equal(t, disruption.MethodDrift, cmd.Method)
+	require.Equal(t, disruption.ActionReplace, cmd.Action)
+	require.Equal(t, "ip-10-0-1-41.us-west-2.compute.internal", cmd.Candidates[0].Node)
+	require.Equal(t, "drifted: its node class changed: AMIDrift: NodeClaim default-q1w1e runs image ami-0f1e2d3c4b5a69788, which is not among EC2NodeClass default's status.amis (ami-0c4d5e6f7a8b9c012)", cmd.Notes[0])
+	require.Len(t, cmd.Replacements, 1)
+	require.Equal(t, "us-west-2a", cmd.Replacements[0].Zone)
+
+	blocked := map[string]string{}
+	for _, b := range d.Blocked {
+		blocked[b.Node] = b.Reason
+	}
+	require.Contains(t, blocked["ip-10-0-2-42.us-west-2.compute.internal"], "AMIDrift: NodeClaim default-q2w2e runs image ami-0f1e2d3c4b5a69788")
+	require.Contains(t, blocked["ip-10-0-2-42.us-west-2.compute.internal"], `budget nodes: "1"`)
+	require.Contains(t, blocked["ip-10-0-3-43.us-west-2.compute.internal"], "NodeClassDrift: EC2NodeClass default's karpenter.k8s.aws/ec2nodeclass-hash is 6187523587376325435, its NodeClaim default-q3w3e was launched with 17771626012218447040")
 }

@@ -54,6 +54,22 @@ type NodeClass struct {
 	// CapacityReservations are the reservations of status.capacityReservations: each adds a
 	// reserved offering to its instance type in its zone.
 	CapacityReservations []CapacityReservation
+	// AMIs are the images of status.amis, in its order; a node's image is the first one whose
+	// requirements its instance type meets. Empty when the class has no status.
+	AMIs []AMI
+	// Hash and HashVersion are the annotations karpenter.k8s.aws/ec2nodeclass-hash and
+	// ec2nodeclass-hash-version: the class's spec as Karpenter hashed it, which every NodeClaim
+	// launched with it carries too. "" when absent.
+	Hash, HashVersion string
+}
+
+// AMI is an entry of an EC2NodeClass's status.amis.
+type AMI struct {
+	ID   string
+	Name string
+	// Requirements select the instance types the image is for (e.g. kubernetes.io/arch).
+	Requirements []corev1.NodeSelectorRequirement
+	Deprecated   bool
 }
 
 // CapacityReservation is one entry of an EC2NodeClass's status.capacityReservations.

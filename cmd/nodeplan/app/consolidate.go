@@ -24,12 +24,10 @@ func Consolidate(cfg Config, now time.Time) (*Consolidated, error) {
 	if now.IsZero() {
 		return nil, errors.New("consolidate needs the current time")
 	}
-	b, cat, err := cfg.load()
+	in, b, cat, err := cfg.disruptionInput(now)
 	if err != nil {
 		return partialCluster(b), err
 	}
-	in, warnings := b.DisruptionInput(now, cat.InstanceTypes)
-	b.Warnings = append(b.Warnings, warnings...)
 	d, err := disruption.Decide(in)
 	if err != nil {
 		return partialCluster(b), err

@@ -142,7 +142,11 @@ func (e *explainer) outcome(b *strings.Builder, key string) map[string]string {
 		if np := e.nodePool(nc.NodePool); np != nil && len(np.Requirements) > 0 {
 			var reqs []string
 			for _, r := range np.Requirements {
-				reqs = append(reqs, requirementString(r.NodeSelectorRequirement))
+				text := requirementString(r.NodeSelectorRequirement)
+				if slices.Contains(np.DefaultedKeys, r.Key) {
+					text += " (v1alpha5 default)"
+				}
+				reqs = append(reqs, text)
 			}
 			fmt.Fprintf(b, "  NodePool:    %s requires %s\n", np.Name, strings.Join(reqs, ", "))
 		}

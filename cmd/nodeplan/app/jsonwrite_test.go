@@ -33,7 +33,7 @@ spec:
 		fmt.Fprintf(&b, `---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: "web-%d", namespace: "ns<%d>"}
+metadata: {name: "web-%d", namespace: "ns-%d"}
 spec:
   replicas: %d
   selector: {matchLabels: {app: web-%d}}

@@ -19,13 +19,11 @@ type Planned struct {
 // unusable input only. With an error, the result is nil, or holds only the Bundle when the
 // manifests could be read (for their warnings).
 func Plan(cfg Config, opts scheduling.Options) (*Planned, error) {
-	b, cat, err := cfg.load()
+	in, b, cat, err := cfg.planInput()
 	if err != nil {
 		return partial(b), err
 	}
-	in := b.SchedulingInput()
 	in.Options = opts
-	withInstanceTypes(b, in.NodePools, cat)
 	plan, err := scheduling.Solve(in)
 	if err != nil {
 		return partial(b), err

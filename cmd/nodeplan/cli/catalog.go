@@ -42,6 +42,9 @@ func runCatalog(prog string, args []string, stdin io.Reader, stdout, stderr io.W
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if msg := catalogFlags.check(); msg != "" {
+		return badFlag(stderr, fs, "%s", msg)
+	}
 	sel, err := labels.Parse(selector)
 	if err != nil {
 		return badFlag(stderr, fs, "invalid -l selector %q: %v", selector, err)

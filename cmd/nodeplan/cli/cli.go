@@ -47,6 +47,7 @@ func Nodeplan() Program {
 		Commands: []Command{
 			Plan(Files),
 			Consolidate(Files),
+			Replay(Files),
 			{"catalog", "list the instance types of a catalog, cheapest first", runCatalog},
 		},
 	}
@@ -66,18 +67,14 @@ func (p Program) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			if c, ok := p.lookup(rest[0]); ok {
 				return c.Run(p.Name, []string{"-h"}, stdin, stdout, stdout)
 			}
-			fmt.Fprintf(stderr, "%s: unknown command %q\n\n", p.Name, rest[0])
-			p.usage(stderr)
-			return ExitUsage
+			return p.unknownCommand(stderr, rest[0])
 		}
 		p.usage(stdout)
 		return ExitOK
 	}
 	c, ok := p.lookup(name)
 	if !ok {
-		fmt.Fprintf(stderr, "%s: unknown command %q\n\n", p.Name, name)
-		p.usage(stderr)
-		return ExitUsage
+		return p.unknownCommand(stderr, name)
 	}
 	return c.Run(p.Name, rest, stdin, stdout, stderr)
 }
@@ -121,10 +118,10 @@ func newFlagSet(prog, name, synopsis, description string, stderr io.Writer) *fla
 }
 
 // parseFlags parses a subcommand's flags. When it returns false, the command returns code:
-// ExitOK after -h, ExitUsage after a bad flag (the flag package has printed the error and the
-// usage) or a stray argument.
+// ExitOK after -h, ExitUsage after a bad flag (a short error naming the nearest flag) or a
+// stray argument.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
+	if err := parseShort(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK, false
 		}

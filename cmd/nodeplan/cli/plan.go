@@ -28,7 +28,8 @@ The table shows, per new node, the share of its allocatable CPU and memory that 
 the DaemonSet pods it would run request. -o json and -o yaml print the nodeplan/v1 Plan
 document; -o html writes one self-contained HTML page (nodes drawn by zone, pods coloured by
 workload, cost by workload) to open in a browser. --explain NAMESPACE/POD tells where one pod
-goes and what constrained it.
+goes and what constrained it; with -o json, yaml or html the document goes to stdout and the
+explanation to stderr.
 
 Exit status: 0 when a plan was made (even with unschedulable pods), 1 for unusable input,
 2 for a bad command line.`
@@ -51,6 +52,9 @@ func addInputFlags(fs *flag.FlagSet, newInput NewInput) *inputFlags {
 // check validates the flags after parsing; a non-empty message is a bad command line.
 func (f *inputFlags) check() string {
 	if msg := f.input.Check(); msg != "" {
+		return msg
+	}
+	if msg := f.catalog.check(); msg != "" {
 		return msg
 	}
 	switch f.output {
@@ -122,24 +126,32 @@ func runPlan(prog string, newInput NewInput, args []string, stdin io.Reader, std
 	default:
 		return badFlag(stderr, fs, "invalid --strategy %q: use cheapest or karpenter", strategy)
 	}
+	var (
+		res  *app.Planned
+		text string
+		err  error
+	)
 	if explain != "" {
-		res, text, err := app.ExplainPlan(in.config(stdin), opts, explain)
-		if res != nil {
-			warn(stderr, res.Bundle.Warnings)
-		}
-		if err != nil {
-			return inputError(stderr, fs, err)
-		}
-		_, err = io.WriteString(stdout, text)
-		return outputError(stderr, fs, err)
+		res, text, err = app.ExplainPlan(in.config(stdin), opts, explain)
+	} else {
+		res, err = app.Plan(in.config(stdin), opts)
 	}
-
-	res, err := app.Plan(in.config(stdin), opts)
 	if res != nil {
 		warn(stderr, res.Bundle.Warnings)
 	}
 	if err != nil {
 		return inputError(stderr, fs, err)
+	}
+	switch {
+	case explain != "" && in.output == "table":
+		// The explanation is the answer asked for.
+		_, err = io.WriteString(stdout, text)
+		return outputError(stderr, fs, err)
+	case explain != "":
+		// A document for tools on stdout, the explanation for the reader on stderr.
+		if _, err := io.WriteString(stderr, text); err != nil {
+			return outputError(stderr, fs, err)
+		}
 	}
 	switch in.output {
 	case "table":

@@ -1,20 +1,18 @@
-package scheduling
+package bound
 
 import (
 	"math"
 	"slices"
 	"sort"
 
-	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
-	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // The pattern bound is the configuration LP of bin packing (Gilmore–Gomory): a column is one
-// node, a type launched at a capacity type with a pattern of pods that fits its room, and the
-// LP buys fractions of columns so that every pod is covered. It is much closer to a real
-// packing than the fluid relaxations, which let a type's cpu and memory go to different pods:
-// pods that may share no node with pods of another shape pay for whole patterns.
+// node, a kind with a pattern of pods that fits its room, and the LP buys fractions of
+// columns so that every pod is covered. It is much closer to a real packing than the fluid
+// relaxations, which let a node's cpu and memory go to different pods: pods that may share
+// no node with pods of another shape pay for whole patterns.
 //
 // There are far too many patterns to list, so a few are generated (column generation; the
 // pricing tries a greedy fill, then the fractional knapsack's solution rounded down, then an
@@ -26,31 +24,33 @@ import (
 // elsewhere by the fractional multi-resource knapsack (with each item's count limit), solved
 // as a small LP; an upper bound only makes the scaling more cautious. So the result is a true
 // lower bound however few patterns were generated; generating more only tightens it.
-//
-// It prices a node at the cheapest offering of its capacity type outside capacity
-// reservations, so it applies when no reservation is in play (lowerBound checks). Spread and
-// affinity rules, volumes and zones are left out: leaving a constraint out only lowers it.
 
-// Limits on the pattern bound's work. Past maxPatternItems distinct pod items it is skipped
-// (the other relaxations still bound the plan); the generation stops after
-// maxPatternRounds rounds, which leaves the bound true, only looser.
+// Limits on the pattern bound's work. Past maxPatternItems groups of pods it is skipped
+// (the other relaxations still bound the plan). The generation stops after
+// minPatternRounds rounds, or on small inputs (kinds × items) after as many more as
+// patternWork allows, up to maxPatternRounds: stopping early leaves the bound true, only
+// looser, and the number of rounds depends on the input alone.
 const (
-	// patternBoundGap: the pattern bound runs when the plan costs more than this times the
-	// other bounds.
-	patternBoundGap  = 1.05
 	maxPatternItems  = 32
-	maxPatternRounds = 8
+	minPatternRounds = 8
+	maxPatternRounds = 40
+	patternWork      = 1 << 16
 	patternsPerRound = 16
 )
 
+// patternRounds is how many rounds of column generation the pattern bound runs.
+func patternRounds(kinds, items int) int {
+	return min(max(patternWork/max(kinds*items, 1), minPatternRounds), maxPatternRounds)
+}
+
 // patternItem is the pods of one class with one shape.
 type patternItem struct {
-	pod      *podInfo
 	requests resources.Vector
 	count    int
 }
 
-// nodeKind is a type launched at one capacity type, at the cheapest paid offering of it.
+// nodeKind is a kind as the pattern bound sees it: its room, its price and the items it may
+// hold.
 type nodeKind struct {
 	room    resources.Vector
 	price   float64
@@ -64,14 +64,18 @@ type pattern struct {
 	counts []int
 }
 
-// patternBound is the configuration LP's lower bound on the cost of the pods' new nodes, or 0
-// when it does not apply.
-func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
-	items := patternItems(pods, classOf)
-	if len(items) == 0 || len(items) > maxPatternItems {
+// Patterns is the configuration LP's lower bound on the cost of the pods' nodes. It prices a
+// node at its kind's Price, so it is 0 when reservations are in play, and also past
+// maxPatternItems groups of pods, or when some pod fits no kind (the plan leaves it out).
+func Patterns(in Input) float64 {
+	if in.Reserved != nil || len(in.Pods) == 0 || len(in.Pods) > maxPatternItems {
 		return 0
 	}
-	kinds := s.nodeKinds(items)
+	items := make([]*patternItem, len(in.Pods))
+	for i, p := range in.Pods {
+		items[i] = &patternItem{requests: p.Requests, count: p.Count}
+	}
+	kinds := nodeKinds(in)
 	for i := range items {
 		covered := false
 		for _, k := range kinds {
@@ -84,6 +88,7 @@ func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
 		}
 	}
 	patterns := initialPatterns(items, kinds)
+	rounds := patternRounds(len(kinds), len(items))
 	var duals []float64
 	for round := 0; ; round++ {
 		cols := make([][]float64, len(patterns))
@@ -96,7 +101,7 @@ func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
 			cols[j] = col
 			prices[j] = kinds[p.kind].price
 		}
-		_, _, y, ok := coverLP(prices, cols, len(items))
+		_, _, y, ok := CoverLP(prices, cols, len(items))
 		if !ok {
 			return 0
 		}
@@ -104,7 +109,7 @@ func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
 		for i, v := range y {
 			duals[i] = max(v, 0) / float64(items[i].count)
 		}
-		if round == maxPatternRounds {
+		if round == rounds {
 			break
 		}
 		added := priceNewPatterns(items, kinds, duals, patterns)
@@ -116,75 +121,38 @@ func (s *solver) patternBound(pods []*podInfo, classOf []*boundClass) float64 {
 	return farleyBound(items, kinds, duals)
 }
 
-// patternItems groups the pods by requirement class (classOf[i] is pods[i]'s, as lowerBound
-// found) and requests.
-func patternItems(pods []*podInfo, classOf []*boundClass) []*patternItem {
-	type itemKey struct {
-		class *boundClass
-		shape string
-	}
-	byKey := map[itemKey]*patternItem{}
-	var out []*patternItem
-	for i, p := range pods {
-		key := itemKey{classOf[i], p.requestsKey}
-		it := byKey[key]
-		if it == nil {
-			it = &patternItem{pod: p, requests: p.requests}
-			byKey[key] = it
-			out = append(out, it)
-		}
-		it.count++
-	}
-	return out
-}
-
-// nodeKinds lists, per NodePool type and capacity type, the room, the cheapest paid price and
-// the items that may run there (taints tolerated, requirements met by the type and one of its
-// offerings of that capacity type, requests within the room).
-func (s *solver) nodeKinds(items []*patternItem) []nodeKind {
+// nodeKinds lists the input's kinds with the items each may hold (the class may use the kind,
+// the requests fit its room), leaving out kinds that hold none and kinds another beats.
+func nodeKinds(in Input) []nodeKind {
 	var kinds []nodeKind
-	typeKeys := map[string]int{}
-	for _, pool := range s.pools {
-		for _, t := range pool.types {
-			cheapest := map[string]float64{}
-			for _, o := range t.offerings {
-				if o.ReservationID != "" {
-					continue
-				}
-				if p, seen := cheapest[o.CapacityType]; !seen || o.Price < p {
-					cheapest[o.CapacityType] = o.Price
-				}
-			}
-			capacityTypes := make([]string, 0, len(cheapest))
-			for k := range cheapest {
-				capacityTypes = append(capacityTypes, k)
-			}
-			sort.Strings(capacityTypes)
-			for _, ct := range capacityTypes {
-				var allowed []int
-				for i, it := range items {
-					if !it.requests.Fits(t.room) {
-						continue
-					}
-					if _, bad := (&podInfo{pod: it.pod.pod, tolerateSoft: true}).untoleratedTaint(pool.np.Taints); bad {
-						continue
-					}
-					if mayLaunchFor(pool, t, ct, it.pod.effective()) {
-						allowed = append(allowed, i)
-					}
-				}
-				if len(allowed) == 0 {
-					continue
-				}
-				key := t.it.Name + "|" + vectorKey(t.room) + "|" + intsKey(allowed)
-				tk, seen := typeKeys[key]
-				if !seen {
-					tk = len(typeKeys)
-					typeKeys[key] = tk
-				}
-				kinds = append(kinds, nodeKind{room: t.room, price: cheapest[ct], allowed: allowed, typeKey: tk})
+	var allowed []int
+	runStart := 0 // the first of kinds that belong to the run of the current type and room
+	for j, k := range in.Kinds {
+		if j == 0 || k.Type != in.Kinds[j-1].Type || !slices.Equal(k.Room, in.Kinds[j-1].Room) {
+			runStart = len(kinds)
+		}
+		allowed = allowed[:0]
+		for i, p := range in.Pods {
+			if p.Requests.Fits(k.Room) && k.ClassPrices[p.Class] >= 0 {
+				allowed = append(allowed, i)
 			}
 		}
+		if len(allowed) == 0 {
+			continue
+		}
+		// Kinds of one type and room that allow the same pods share their list and their
+		// knapsack bounds (the other capacity types of the type, mostly).
+		kind := nodeKind{room: k.Room, price: k.Price, typeKey: len(kinds)}
+		for _, other := range kinds[runStart:] {
+			if slices.Equal(other.allowed, allowed) {
+				kind.allowed, kind.typeKey = other.allowed, other.typeKey
+				break
+			}
+		}
+		if kind.allowed == nil {
+			kind.allowed = slices.Clone(allowed)
+		}
+		kinds = append(kinds, kind)
 	}
 	return undominatedKinds(kinds)
 }
@@ -211,22 +179,6 @@ func undominatedKinds(kinds []nodeKind) []nodeKind {
 		}
 	}
 	return out
-}
-
-// mayLaunchFor reports whether a pod with these requirement alternatives may run on type t of
-// pool launched at capacity type ct.
-func mayLaunchFor(pool *poolState, t *typeOption, ct string, alts []requirements.Requirements) bool {
-	for _, alt := range alts {
-		if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
-			continue
-		}
-		for _, o := range t.offerings {
-			if o.ReservationID == "" && o.CapacityType == ct && instancetype.OfferingAllowed(o, alt) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // initialPatterns holds, per item, the pods of that item alone on the two kinds that carry
@@ -472,7 +424,7 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64) (f
 		cols[len(dims)+r] = col
 		prices[len(dims)+r] = float64(min(fitCount(items[i].requests, kind.room, nil), items[i].count))
 	}
-	cost, w, y, ok := coverLP(prices, cols, len(rows))
+	cost, w, y, ok := CoverLP(prices, cols, len(rows))
 	if !ok {
 		return math.Inf(1), nil
 	}
@@ -579,14 +531,6 @@ func exactKnapsack(items []*patternItem, kind nodeKind, duals []float64) (float6
 		return 0, nil, false
 	}
 	return best, bestCounts, true
-}
-
-func intsKey(list []int) string {
-	b := make([]byte, 0, 4*len(list))
-	for _, v := range list {
-		b = append(b, byte(v), byte(v>>8), ',')
-	}
-	return string(b)
 }
 
 func patternKey(p pattern) string {

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/nodeplan/nodeplan/replay"
+)
+
+// ReplayDocument is "nodeplan replay -o json": the Result with apiVersion and kind first.
+type ReplayDocument struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	replay.Result
+}
+
+// NewReplayDocument wraps a replay's result.
+func NewReplayDocument(r replay.Result) ReplayDocument {
+	return ReplayDocument{APIVersion: APIVersion, Kind: "Replay", Result: r}
+}
+
+// WriteReplayTable writes a replay's summary for people: span and cost, node-hours by
+// instance type and capacity type, peaks, launches and deletions by reason, evictions,
+// pending time and the pods left pending.
+func WriteReplayTable(w io.Writer, r replay.Result) error {
+	var b strings.Builder
+	s := r.Summary
+	span := r.End.Sub(r.Start)
+	perHour := 0.0
+	if span > 0 {
+		perHour = s.TotalCost / span.Hours()
+	}
+	fmt.Fprintf(&b, "SPAN        %s to %s (%s)\n", r.Start.UTC().Format("2006-01-02T15:04:05Z"), r.End.UTC().Format("2006-01-02T15:04:05Z"), span)
+	fmt.Fprintf(&b, "TOTAL COST  $%.2f (%s/h on average, $%.2f/month at that rate)\n", s.TotalCost, price(perHour), perHour*hoursPerMonth)
+	fmt.Fprintf(&b, "PEAK        %d nodes, %s/h\n", s.PeakNodes, price(s.PeakHourlyCost))
+	fmt.Fprintf(&b, "LAUNCHED    %d nodes\n", s.Launched)
+	fmt.Fprintf(&b, "DELETED     %s\n", orDash(byReason(s.Terminated)))
+	fmt.Fprintf(&b, "EVICTED     %d pods\n", s.PodsEvicted)
+	fmt.Fprintf(&b, "PENDING     p50 %s, p95 %s, max %s\n", seconds(s.PendingSeconds.P50), seconds(s.PendingSeconds.P95), seconds(s.PendingSeconds.Max))
+	fmt.Fprintf(&b, "PODS        %d created: %d running, %d pending, %d finished, %d deleted\n\n",
+		s.Pods.Created, s.Pods.Running, s.Pods.Pending, s.Pods.Finished, s.Pods.Deleted)
+
+	type group struct{ instanceType, capacityType string }
+	hours := map[group]float64{}
+	cost := map[group]float64{}
+	count := map[group]int{}
+	for _, n := range r.Nodes {
+		g := group{n.InstanceType, n.CapacityType}
+		h := n.Hours(r.End)
+		hours[g] += h
+		cost[g] += h * n.Price
+		count[g]++
+	}
+	groups := make([]group, 0, len(hours))
+	for g := range hours {
+		groups = append(groups, g)
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		if cost[groups[i]] != cost[groups[j]] {
+			return cost[groups[i]] > cost[groups[j]]
+		}
+		if groups[i].instanceType != groups[j].instanceType {
+			return groups[i].instanceType < groups[j].instanceType
+		}
+		return groups[i].capacityType < groups[j].capacityType
+	})
+	if len(groups) > 0 {
+		b.WriteString("NODE-HOURS\n")
+		tw := newTable(&b)
+		fmt.Fprintln(tw, "INSTANCE TYPE\tCAPACITY\tNODES\tNODE-HOURS\tCOST")
+		for _, g := range groups {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t$%.2f\n", g.instanceType, g.capacityType, count[g], hours[g], cost[g])
+		}
+		tw.Flush()
+		b.WriteString("\n")
+	}
+	if len(s.Unschedulable) > 0 {
+		b.WriteString("PENDING AT THE END\n")
+		tw := newTable(&b)
+		fmt.Fprintln(tw, "POD\tREASON")
+		for _, u := range s.Unschedulable {
+			fmt.Fprintf(tw, "%s\t%s\n", u.Pod, oneLine(u.Reason))
+		}
+		tw.Flush()
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func byReason(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	total := 0
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+		total += counts[k]
+	}
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d nodes: %s", total, strings.Join(parts, ", "))
+}
+
+func seconds(v float64) string { return fmt.Sprintf("%.0fs", v) }

@@ -1,0 +1,340 @@
+package manifest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// The API server refuses these values; so does nodeplan, naming the field, rather than plan
+// for objects that cannot exist. The checks are the API server's (k8s.io/kubernetes
+// pkg/apis/core/validation) for the fields planning reads, worded as the rest of the loader.
+
+// validateName checks an object's name and namespace: a Namespace's name is a DNS label
+// (at most 63 characters), any other name a DNS subdomain (at most 253).
+func validateName(doc *document, kind string, meta *metav1.ObjectMeta) error {
+	check, what := validation.IsDNS1123Subdomain, "DNS subdomain"
+	if kind == "Namespace" {
+		check, what = validation.IsDNS1123Label, "DNS label"
+	}
+	if errs := check(meta.Name); len(errs) > 0 {
+		return doc.errorf("metadata.name", "%q is not a valid name (a %s): %s", abbreviated(meta.Name), what, strings.Join(errs, "; "))
+	}
+	if meta.Namespace != "" {
+		if errs := validation.IsDNS1123Label(meta.Namespace); len(errs) > 0 {
+			return doc.errorf("metadata.namespace", "%q is not a valid namespace name (a DNS label): %s", abbreviated(meta.Namespace), strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
+// abbreviated keeps a long value short enough to quote in a message.
+func abbreviated(s string) string {
+	const most = 64
+	if len(s) <= most {
+		return s
+	}
+	return s[:most] + "…"
+}
+
+// validateMetadata checks the labels and annotation keys of an object or a pod template;
+// field is the path of its metadata.
+func validateMetadata(doc *document, field string, meta *metav1.ObjectMeta) error {
+	if err := validateLabels(doc, field+".labels", meta.Labels); err != nil {
+		return err
+	}
+	for _, key := range slices.Sorted(maps.Keys(meta.Annotations)) {
+		if errs := validation.IsQualifiedName(strings.ToLower(key)); len(errs) > 0 {
+			return doc.errorf(joinKey(field+".annotations", key), "%q is not a valid annotation key: %s", key, strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
+// validateLabels checks label keys (qualified names) and values (at most 63 characters of
+// letters, digits, '-', '_' and '.', starting and ending with a letter or digit).
+func validateLabels(doc *document, field string, labels map[string]string) error {
+	for _, key := range slices.Sorted(maps.Keys(labels)) {
+		f := joinKey(field, key)
+		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+			return doc.errorf(f, "%q is not a valid label key: %s", key, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(labels[key]); len(errs) > 0 {
+			return doc.errorf(f, "%q is not a valid label value: %s", abbreviated(labels[key]), strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
+// validatePodSpec checks the scheduling fields of a pod spec: node selector, tolerations,
+// topology spread constraints, affinity. field is the spec's path ("spec" or
+// "spec.template.spec").
+func validatePodSpec(doc *document, field string, spec *corev1.PodSpec) error {
+	if err := validateLabels(doc, field+".nodeSelector", spec.NodeSelector); err != nil {
+		return err
+	}
+	if err := validateTolerations(doc, field+".tolerations", spec.Tolerations); err != nil {
+		return err
+	}
+	if err := validateSpread(doc, field+".topologySpreadConstraints", spec.TopologySpreadConstraints); err != nil {
+		return err
+	}
+	if err := validateAffinity(doc, field+".affinity", spec.Affinity); err != nil {
+		return err
+	}
+	for i, v := range spec.Volumes {
+		if v.Ephemeral != nil && v.Ephemeral.VolumeClaimTemplate != nil {
+			f := fmt.Sprintf("%s.volumes[%d].ephemeral.volumeClaimTemplate.spec", field, i)
+			if err := validateClaimSpec(doc, f, &v.Ephemeral.VolumeClaimTemplate.Spec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func validateTolerations(doc *document, field string, tolerations []corev1.Toleration) error {
+	for i, t := range tolerations {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if t.Key != "" {
+			if errs := validation.IsQualifiedName(t.Key); len(errs) > 0 {
+				return doc.errorf(f+".key", "%q is not a valid toleration key: %s", t.Key, strings.Join(errs, "; "))
+			}
+		}
+		switch t.Operator {
+		case corev1.TolerationOpEqual, "":
+			if t.Key == "" {
+				return doc.errorf(f+".operator", "must be Exists when key is empty (a toleration of every taint)")
+			}
+			if errs := validation.IsValidLabelValue(t.Value); len(errs) > 0 {
+				return doc.errorf(f+".value", "%q is not a valid toleration value: %s", abbreviated(t.Value), strings.Join(errs, "; "))
+			}
+		case corev1.TolerationOpExists:
+			if t.Value != "" {
+				return doc.errorf(f+".value", "must be empty when the operator is Exists, got %q", abbreviated(t.Value))
+			}
+		default:
+			return doc.errorf(f+".operator", "unknown toleration operator %q (use Equal or Exists)", t.Operator)
+		}
+		switch t.Effect {
+		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		default:
+			return doc.errorf(f+".effect", "unknown taint effect %q (use NoSchedule, PreferNoSchedule, NoExecute, or leave it empty for all)", t.Effect)
+		}
+		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
+			return doc.errorf(f+".effect", "must be NoExecute when tolerationSeconds is set")
+		}
+	}
+	return nil
+}
+
+func validateSpread(doc *document, field string, constraints []corev1.TopologySpreadConstraint) error {
+	type keyAndAction struct{ key, action string }
+	seen := map[keyAndAction]int{}
+	for i, c := range constraints {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if c.MaxSkew <= 0 {
+			return doc.errorf(f+".maxSkew", "must be greater than zero, got %d", c.MaxSkew)
+		}
+		if err := validateTopologyKey(doc, f+".topologyKey", c.TopologyKey); err != nil {
+			return err
+		}
+		switch c.WhenUnsatisfiable {
+		case corev1.DoNotSchedule, corev1.ScheduleAnyway:
+		default:
+			return doc.errorf(f+".whenUnsatisfiable", "unknown action %q (use DoNotSchedule or ScheduleAnyway)", c.WhenUnsatisfiable)
+		}
+		k := keyAndAction{c.TopologyKey, string(c.WhenUnsatisfiable)}
+		if j, ok := seen[k]; ok {
+			return doc.errorf(f, "repeats the topologyKey and whenUnsatisfiable of %s[%d] (%s, %s)", field, j, c.TopologyKey, c.WhenUnsatisfiable)
+		}
+		seen[k] = i
+		if c.MinDomains != nil {
+			if *c.MinDomains <= 0 {
+				return doc.errorf(f+".minDomains", "must be greater than zero, got %d", *c.MinDomains)
+			}
+			if c.WhenUnsatisfiable != corev1.DoNotSchedule {
+				return doc.errorf(f+".minDomains", "can only be set when whenUnsatisfiable is DoNotSchedule")
+			}
+		}
+		for _, p := range []struct {
+			name   string
+			policy *corev1.NodeInclusionPolicy
+		}{{"nodeAffinityPolicy", c.NodeAffinityPolicy}, {"nodeTaintsPolicy", c.NodeTaintsPolicy}} {
+			if p.policy != nil && *p.policy != corev1.NodeInclusionPolicyHonor && *p.policy != corev1.NodeInclusionPolicyIgnore {
+				return doc.errorf(f+"."+p.name, "unknown policy %q (use Honor or Ignore)", *p.policy)
+			}
+		}
+		if err := validateSelector(doc, f+".labelSelector", c.LabelSelector); err != nil {
+			return err
+		}
+		if err := validateLabelKeys(doc, f+".matchLabelKeys", c.MatchLabelKeys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateAffinity(doc *document, field string, a *corev1.Affinity) error {
+	if a == nil {
+		return nil
+	}
+	if na := a.NodeAffinity; na != nil {
+		if r := na.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+			f := field + ".nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+			for i, term := range r.NodeSelectorTerms {
+				if err := validateNodeSelectorTerm(doc, fmt.Sprintf("%s[%d]", f, i), term); err != nil {
+					return err
+				}
+			}
+		}
+		for i, p := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+			f := fmt.Sprintf("%s.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d]", field, i)
+			if err := validateWeight(doc, f+".weight", p.Weight); err != nil {
+				return err
+			}
+			if err := validateNodeSelectorTerm(doc, f+".preference", p.Preference); err != nil {
+				return err
+			}
+		}
+	}
+	if pa := a.PodAffinity; pa != nil {
+		if err := validatePodAffinity(doc, field+".podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+			return err
+		}
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		if err := validatePodAffinity(doc, field+".podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateNodeSelectorTerm(doc *document, field string, term corev1.NodeSelectorTerm) error {
+	for i, r := range term.MatchExpressions {
+		if err := requirements.ValidateNodeSelectorRequirement(r); err != nil {
+			return doc.errorf(fmt.Sprintf("%s.matchExpressions[%d]", field, i), "%v", err)
+		}
+	}
+	return nil
+}
+
+func validatePodAffinity(doc *document, field string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) error {
+	for i, term := range required {
+		if err := validatePodAffinityTerm(doc, fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", field, i), term); err != nil {
+			return err
+		}
+	}
+	for i, w := range preferred {
+		f := fmt.Sprintf("%s.preferredDuringSchedulingIgnoredDuringExecution[%d]", field, i)
+		if err := validateWeight(doc, f+".weight", w.Weight); err != nil {
+			return err
+		}
+		if err := validatePodAffinityTerm(doc, f+".podAffinityTerm", w.PodAffinityTerm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validatePodAffinityTerm(doc *document, field string, term corev1.PodAffinityTerm) error {
+	if err := validateTopologyKey(doc, field+".topologyKey", term.TopologyKey); err != nil {
+		return err
+	}
+	if err := validateSelector(doc, field+".labelSelector", term.LabelSelector); err != nil {
+		return err
+	}
+	if err := validateSelector(doc, field+".namespaceSelector", term.NamespaceSelector); err != nil {
+		return err
+	}
+	for i, ns := range term.Namespaces {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return doc.errorf(fmt.Sprintf("%s.namespaces[%d]", field, i), "%q is not a valid namespace name (a DNS label): %s", abbreviated(ns), strings.Join(errs, "; "))
+		}
+	}
+	if err := validateLabelKeys(doc, field+".matchLabelKeys", term.MatchLabelKeys); err != nil {
+		return err
+	}
+	return validateLabelKeys(doc, field+".mismatchLabelKeys", term.MismatchLabelKeys)
+}
+
+func validateWeight(doc *document, field string, weight int32) error {
+	if weight < 1 || weight > 100 {
+		return doc.errorf(field, "must be between 1 and 100, got %d", weight)
+	}
+	return nil
+}
+
+func validateTopologyKey(doc *document, field, key string) error {
+	if key == "" {
+		return doc.errorf(field, "required")
+	}
+	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+		return doc.errorf(field, "%q is not a valid label key: %s", key, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func validateLabelKeys(doc *document, field string, keys []string) error {
+	for i, key := range keys {
+		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+			return doc.errorf(fmt.Sprintf("%s[%d]", field, i), "%q is not a valid label key: %s", key, strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
+// validateSelector checks a label selector with apimachinery's own validation.
+func validateSelector(doc *document, path string, s *metav1.LabelSelector) error {
+	errs := metav1validation.ValidateLabelSelector(s, metav1validation.LabelSelectorValidationOptions{}, field.NewPath(path))
+	if len(errs) == 0 {
+		return nil
+	}
+	return doc.errorf(errs[0].Field, "%s", errs[0].ErrorBody())
+}
+
+// validateClaimSpec checks a claim's storage request: more than zero when given.
+func validateClaimSpec(doc *document, field string, spec *corev1.PersistentVolumeClaimSpec) error {
+	for _, list := range []struct {
+		name string
+		l    corev1.ResourceList
+	}{{"requests", spec.Resources.Requests}, {"limits", spec.Resources.Limits}} {
+		if q, ok := list.l[corev1.ResourceStorage]; ok && q.Sign() <= 0 {
+			return doc.errorf(joinKey(field+".resources."+list.name, string(corev1.ResourceStorage)), "must be greater than zero, got %s", q.String())
+		}
+	}
+	return nil
+}
+
+// checkNode refuses a negative capacity or allocatable and, where the allocatable of a
+// resource exceeds its capacity, warns and uses the capacity, as the node cannot offer more.
+func (d *decoder) checkNode(doc *document, n *corev1.Node) error {
+	for _, list := range []struct {
+		field string
+		l     corev1.ResourceList
+	}{{"status.capacity", n.Status.Capacity}, {"status.allocatable", n.Status.Allocatable}} {
+		for _, name := range slices.Sorted(maps.Keys(list.l)) {
+			if q := list.l[name]; q.Sign() < 0 {
+				return doc.errorf(joinKey(list.field, string(name)), "must not be negative, got %s", q.String())
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(n.Status.Allocatable)) {
+		alloc := n.Status.Allocatable[name]
+		if capacity, ok := n.Status.Capacity[name]; ok && alloc.Cmp(capacity) > 0 {
+			d.warnf("%s: %s: %s is more than the capacity %s: using %s", doc.where(), joinKey("status.allocatable", string(name)), alloc.String(), capacity.String(), capacity.String())
+			n.Status.Allocatable[name] = capacity.DeepCopy()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,376 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// command is a disruption command under way: its replacements launching, then its
+// candidates draining.
+type command struct {
+	reason       string
+	candidates   []string
+	replacements []string
+}
+
+// drain is a node being emptied: its pods evicted as PDBs allow, then the node deleted.
+type drain struct {
+	node   string
+	reason string
+	// force skips PDBs (a spot interruption: the instance goes regardless).
+	force bool
+	// goneAt is when the node is deleted once empty: the last eviction plus the longest
+	// grace period of its evicted pods.
+	goneAt time.Time
+}
+
+// requestDisruption queues a disruption tick at the first tick of the cadence at or after t.
+func (s *sim) requestDisruption(t time.Time) {
+	every := s.opts.DisruptionInterval
+	ticks := (t.Sub(s.start) + every - 1) / every
+	at := s.start.Add(ticks * every)
+	if !s.disruptAt.IsZero() && !s.disruptAt.After(at) {
+		return
+	}
+	s.disruptAt = at
+	s.schedule(step{at: at, kind: stepDisrupt})
+}
+
+// disrupt runs disruption.Decide on the cluster as it is and starts its commands. Nothing
+// is decided when nothing changed and no node reached a time that matters since the last
+// look; then the next such time is queued.
+func (s *sim) disrupt() error {
+	if !s.disruptAt.Equal(s.now) {
+		return nil // superseded by an earlier tick
+	}
+	s.disruptAt = time.Time{}
+	if !s.disruptDirty {
+		return nil
+	}
+	s.disruptDirty = false
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if !s.anyCandidate() {
+		return nil
+	}
+	decisions, err := disruption.Decide(s.disruptionInput())
+	if err != nil {
+		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
+	}
+	if debugDisrupt {
+		fmt.Println(s.now, len(decisions.Commands), decisions.Blocked)
+	}
+	for _, c := range decisions.Commands {
+		if err := s.startCommand(c); err != nil {
+			return err
+		}
+	}
+	if len(decisions.Commands) == 0 {
+		if next, ok := s.nextDeadline(); ok {
+			s.disruptDirty = true
+			s.requestDisruption(next)
+		}
+	}
+	return nil
+}
+
+// anyCandidate reports whether some ready NodePool node is not already being disrupted.
+func (s *sim) anyCandidate() bool {
+	for _, n := range s.lives {
+		if !n.gone && n.ready && !n.disrupting && n.NodePool != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// nextDeadline is the next time after now a node becomes consolidatable or expires.
+func (s *sim) nextDeadline() (time.Time, bool) {
+	var next time.Time
+	consider := func(t time.Time) {
+		if t.After(s.now) && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	for _, n := range s.lives {
+		if n.gone || !n.ready || n.disrupting || n.NodePool == "" {
+			continue
+		}
+		np := s.pool(n.NodePool)
+		if np == nil {
+			continue
+		}
+		if after := np.Disruption.ConsolidateAfter; after != nil && n.consolidatable == nil {
+			consider(n.lastPodEvent.Add(*after))
+		}
+		expire := np.ExpireAfter
+		if n.expireSet {
+			expire = n.expireAfter
+		}
+		if expire != nil {
+			consider(n.created.Add(*expire))
+		}
+	}
+	return next, !next.IsZero()
+}
+
+func (s *sim) disruptionInput() disruption.Input {
+	in := s.cluster.Input()
+	out := disruption.Input{
+		NodePools: s.pools, PodDisruptionBudgets: s.base.PodDisruptionBudgets, PendingPods: in.Pods,
+		DaemonSets: in.DaemonSets, Namespaces: in.Namespaces, PersistentVolumeClaims: in.PersistentVolumeClaims,
+		PersistentVolumes: in.PersistentVolumes, StorageClasses: in.StorageClasses, Now: s.now,
+	}
+	for _, en := range in.ExistingNodes {
+		n := s.nodes[en.Node.Name]
+		if n == nil {
+			continue
+		}
+		out.Nodes = append(out.Nodes, &disruption.Node{
+			Node: en.Node, Pods: en.Pods, NodePool: n.NodePool, InstanceType: n.InstanceType, Zone: n.Zone,
+			CapacityType: n.CapacityType, Price: n.Price, Created: n.created, LastPodEvent: n.lastPodEvent,
+			Initialized: n.ready, Consolidatable: n.consolidatable, ExpireAfter: n.expireAfter, ExpireAfterSet: n.expireSet,
+			Drifted: n.drifted, Disrupting: n.disrupting, VolumeAttachLimits: en.VolumeAttachLimits,
+		})
+	}
+	return out
+}
+
+// reasons maps a budget reason to the reason a node is deleted for.
+var reasons = map[string]string{
+	scheduling.ReasonEmpty: "empty", scheduling.ReasonUnderutilized: "underutilized",
+	scheduling.ReasonDrifted: "drift", scheduling.ReasonExpired: "expiration",
+}
+
+// startCommand cordons the candidates and launches the replacements; the candidates drain
+// once every replacement is ready.
+func (s *sim) startCommand(c disruption.Command) error {
+	cmd := &command{reason: reasons[c.Reason]}
+	if cmd.reason == "" {
+		cmd.reason = strings.ToLower(c.Reason)
+	}
+	for _, cand := range c.Candidates {
+		n := s.nodes[cand.Node]
+		if n == nil || n.gone || n.disrupting {
+			continue
+		}
+		n.disrupting = true
+		cmd.candidates = append(cmd.candidates, cand.Node)
+	}
+	if len(cmd.candidates) == 0 {
+		return nil
+	}
+	s.change.Cordon = append(s.change.Cordon, cmd.candidates...)
+	if err := s.flush(); err != nil {
+		return err
+	}
+	replacements := slices.Clone(c.Replacements)
+	for i := range replacements {
+		replacements[i].Pods = nil // evicted pods are placed when they are pending
+	}
+	s.rename(replacements)
+	if len(replacements) > 0 {
+		if err := s.cluster.Apply(scheduling.Change{}, scheduling.Plan{NodeClaims: replacements}); err != nil {
+			return fmt.Errorf("replay: replacements at %s: %w", stamp(s.now), err)
+		}
+		for _, nc := range replacements {
+			s.launch(nc)
+			cmd.replacements = append(cmd.replacements, nc.Name)
+		}
+	}
+	s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionDisrupt, Method: c.Method, Reason: cmd.reason,
+		Nodes: cmd.candidates, Replacements: cmd.replacements, Pods: len(c.Evictions), Savings: c.Savings})
+	s.waiting = append(s.waiting, cmd)
+	s.touch()
+	return s.replacementsReady()
+}
+
+// replacementsReady starts the drains of commands whose replacements are all ready.
+func (s *sim) replacementsReady() error {
+	keep := s.waiting[:0]
+	var start []*command
+	for _, cmd := range s.waiting {
+		ready := true
+		for _, r := range cmd.replacements {
+			if n := s.nodes[r]; n != nil && !n.gone && !n.ready {
+				ready = false
+			}
+		}
+		if ready {
+			start = append(start, cmd)
+		} else {
+			keep = append(keep, cmd)
+		}
+	}
+	s.waiting = keep
+	for _, cmd := range start {
+		for _, name := range cmd.candidates {
+			if err := s.startDrain(name, cmd.reason, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *sim) startDrain(name, reason string, force bool) error {
+	if _, ok := s.drains[name]; ok {
+		return nil
+	}
+	s.drains[name] = &drain{node: name, reason: reason, force: force, goneAt: s.now}
+	return s.drainStep(name)
+}
+
+// drainStep evicts what it may from a draining node, and deletes the node once it is empty
+// and its pods' grace periods are over; else it looks again after DisruptionInterval.
+func (s *sim) drainStep(name string) error {
+	d := s.drains[name]
+	if d == nil {
+		return nil
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	en := s.clusterNode(name)
+	if en == nil {
+		delete(s.drains, name)
+		return nil
+	}
+	var movable []*podRec
+	for _, p := range en.Pods {
+		if r := s.pods[podKeyOf(p.Namespace, p.Name)]; r != nil && r.phase <= podRunning && r.node == name {
+			movable = append(movable, r)
+		}
+	}
+	sort.Slice(movable, func(i, j int) bool { return movable[i].key < movable[j].key })
+	allowed := movable
+	if !d.force {
+		allowed = s.evictable(movable)
+	}
+	for _, r := range allowed {
+		s.change.Evict = append(s.change.Evict, r.key)
+		grace := defaultGracePeriod
+		if g := r.pod.Spec.TerminationGracePeriodSeconds; g != nil {
+			grace = time.Duration(*g) * time.Second
+		}
+		if t := s.now.Add(grace); t.After(d.goneAt) {
+			d.goneAt = t
+		}
+		s.backToPending(r)
+		s.evicted++
+	}
+	if len(allowed) > 0 {
+		s.touch()
+	}
+	if len(allowed) < len(movable) {
+		s.schedule(step{at: s.now.Add(s.opts.DisruptionInterval), kind: stepDrain, name: name})
+		return nil
+	}
+	if d.force && d.goneAt.Before(s.now.Add(spotNotice)) {
+		d.goneAt = s.now.Add(spotNotice)
+	}
+	at := d.goneAt
+	if at.Before(s.now) {
+		at = s.now
+	}
+	s.schedule(step{at: at, kind: stepNodeGone, name: name})
+	return nil
+}
+
+// nodeGone deletes a drained node.
+func (s *sim) nodeGone(name string) error {
+	d := s.drains[name]
+	delete(s.drains, name)
+	reason := ""
+	if d != nil {
+		reason = d.reason
+	}
+	return s.deleteNode(name, reason)
+}
+
+// deleteNode takes a node out of the cluster; pods still on it are pending again.
+func (s *sim) deleteNode(name, reason string) error {
+	n := s.nodes[name]
+	if n == nil || n.gone {
+		return nil
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if en := s.clusterNode(name); en != nil {
+		for _, p := range en.Pods {
+			if r := s.pods[podKeyOf(p.Namespace, p.Name)]; r != nil && r.phase <= podRunning && r.node == name {
+				s.backToPending(r)
+			}
+		}
+	}
+	s.change.RemoveNodes = append(s.change.RemoveNodes, name)
+	n.gone, n.Deleted, n.Reason = true, s.now, reason
+	s.nodeSet++
+	s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionDelete, Reason: reason, Nodes: []string{name}})
+	s.touch()
+	return s.replacementsReady()
+}
+
+// nodeEvent is a spot interruption (drained now, gone after the notice) or a node failure
+// (gone now).
+func (s *sim) nodeEvent(ev Event) error {
+	n := s.nodes[ev.Key]
+	if n == nil || n.gone {
+		s.warn(ev, "node %s is not in the cluster at %s; ignored", ev.Key, stamp(s.now))
+		return nil
+	}
+	if ev.Type == Fail {
+		s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionFail, Nodes: []string{ev.Key}})
+		delete(s.drains, ev.Key)
+		return s.deleteNode(ev.Key, "failure")
+	}
+	s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionInterrupt, Nodes: []string{ev.Key}})
+	if !n.disrupting {
+		n.disrupting = true
+		s.change.Cordon = append(s.change.Cordon, ev.Key)
+	}
+	if d := s.drains[ev.Key]; d != nil {
+		d.force, d.reason = true, "interruption"
+		return s.drainStep(ev.Key)
+	}
+	return s.startDrain(ev.Key, "interruption", true)
+}
+
+// updateNodePool replaces a NodePool; it keeps the instance types it had (its node class is
+// unchanged), and the cluster is prepared again with it. Nodes it no longer describes are
+// drifted, as Decide finds.
+func (s *sim) updateNodePool(ev Event) error {
+	i := slices.IndexFunc(s.pools, func(np *scheduling.NodePool) bool { return np != nil && np.Name == ev.Key })
+	if i < 0 {
+		return fmt.Errorf("%s: NodePool %s is not in the start cluster; a replay cannot price a new NodePool's nodes", ev.Source, ev.Key)
+	}
+	updated := *ev.NodePool
+	updated.InstanceTypes = s.pools[i].InstanceTypes
+	s.pools = slices.Clone(s.pools)
+	s.pools[i] = &updated
+	if err := s.flush(); err != nil {
+		return err
+	}
+	in := s.cluster.Input()
+	in.NodePools = s.pools
+	c, err := scheduling.Prepare(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", ev.Source, err)
+	}
+	s.cluster = c
+	s.touch()
+	if len(in.Pods) > 0 {
+		s.openBatch()
+	}
+	return nil
+}
+
+var debugDisrupt = false

@@ -1,0 +1,109 @@
+package replay_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/instancetype"
+	tb "github.com/nodeplan/nodeplan/internal/testbuild"
+	"github.com/nodeplan/nodeplan/replay"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+var t0 = time.Date(2026, 1, 12, 9, 0, 0, 0, time.UTC)
+
+// small and large are two on-demand types in one zone: a large is cheaper than three smalls.
+func small() *instancetype.InstanceType {
+	return tb.Type("small", "2", "4Gi", 20).Offer("us-west-2a", "on-demand", 0.10).Obj()
+}
+
+func large() *instancetype.InstanceType {
+	return tb.Type("large", "8", "16Gi", 50).Offer("us-west-2a", "on-demand", 0.28).Obj()
+}
+
+// startCluster is an empty cluster whose one NodePool consolidates after consolidateAfter.
+func startCluster(consolidateAfter time.Duration) disruption.Input {
+	np := tb.NodePool("default", small(), large()).ConsolidateAfter(consolidateAfter).Obj()
+	np.Disruption.ConsolidationPolicy = scheduling.ConsolidationWhenEmptyOrUnderutilized
+	return disruption.Input{NodePools: []*scheduling.NodePool{np}, Now: t0}
+}
+
+func template(app, cpu string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: app, Image: "nginx",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}},
+	}
+}
+
+func deployment(name string, replicas int32, cpu string) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: template(name, cpu)},
+	}
+}
+
+func job(name string, parallelism int32, cpu string) *batchv1.Job {
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       batchv1.JobSpec{Parallelism: &parallelism, Completions: &parallelism, Template: template(name, cpu)},
+	}
+}
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+func create(d time.Duration, obj any) replay.Event {
+	ev := replay.Event{Time: at(d), Type: replay.Create, Source: "test"}
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		ev.Kind, ev.Key, ev.Deployment = replay.KindDeployment, o.Namespace+"/"+o.Name, o
+	case *batchv1.Job:
+		ev.Kind, ev.Key, ev.Job = replay.KindJob, o.Namespace+"/"+o.Name, o
+	}
+	return ev
+}
+
+func scale(d time.Duration, name string, replicas int32) replay.Event {
+	return replay.Event{Time: at(d), Type: replay.Scale, Kind: replay.KindDeployment, Key: "default/" + name, Replicas: replicas, Source: "test"}
+}
+
+func remove(d time.Duration, kind, name string) replay.Event {
+	return replay.Event{Time: at(d), Type: replay.Delete, Kind: kind, Key: "default/" + name, Source: "test"}
+}
+
+func run(t *testing.T, start disruption.Input, events ...replay.Event) replay.Result {
+	t.Helper()
+	res, err := replay.Run(start, events, replay.Options{})
+	require.NoError(t, err)
+	checkInvariants(t, res)
+	return res
+}
+
+// checkInvariants holds for every replay: the total cost is the timeline's integral and the
+// sum of the nodes' lifetimes times their prices; every created pod is accounted for.
+func checkInvariants(t *testing.T, res replay.Result) {
+	t.Helper()
+	lifetimes := 0.0
+	for _, n := range res.Nodes {
+		lifetimes += n.Hours(res.End) * n.Price
+	}
+	require.InDelta(t, lifetimes, res.Summary.TotalCost, 1e-5, "cost is the sum of lifetime × price")
+	require.InDelta(t, replay.Integral(res.Timeline, res.End), res.Summary.TotalCost, 1e-5, "cost is the timeline's integral")
+	c := res.Summary.Pods
+	require.Equal(t, c.Created, c.Running+c.Pending+c.Finished+c.Deleted, "every created pod is running, pending, finished or deleted")
+	require.Len(t, res.Summary.Unschedulable, c.Pending, "every pending pod is listed with its reason")
+	for i := 1; i < len(res.Timeline); i++ {
+		require.True(t, res.Timeline[i-1].Time.Before(res.Timeline[i].Time), "timeline in time order")
+	}
+}

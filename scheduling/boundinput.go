@@ -1,0 +1,273 @@
+package scheduling
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nodeplan/nodeplan/bound"
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// lowerBound is a cost no plan for the pods on new nodes can beat (see bound.Lower), for the
+// pods placed on new nodes and the NodePools' types. It does not depend on the plan's cost:
+// every bound that applies runs.
+func (s *solver) lowerBound() float64 {
+	return bound.Lower(s.boundInput())
+}
+
+// boundClass is the pods of one bound.Input class: the same requirements and tolerations.
+type boundClass struct {
+	pod *podInfo // a representative
+	// smallest is the element-wise minimum of the pods' requests: a type without room for it
+	// can take none of them.
+	smallest resources.Vector
+}
+
+// boundInput describes the pods placed on new nodes and the NodePools' types for package
+// bound: one kind per type and capacity type, the exclusive sets of required hostname
+// anti-affinity, the room capacity reservations hold, and the pods grouped by class
+// (classKey) and requests, in an order of their content alone (classes by key, then
+// requests). The pattern bound's column generation depends on the order of the pods: taking
+// them as the nodes hold them, or as the input lists them, would make the bound depend on
+// the plan or on the order of the input.
+func (s *solver) boundInput() bound.Input {
+	var in bound.Input
+	classIndex := map[string]int{}
+	var classes []boundClass
+	var keys []string
+	type itemKey struct {
+		class    int
+		requests string
+	}
+	items := map[itemKey]int{}
+	exclusive := map[*topology.Group]map[int]int{} // per group, members per item
+	lastItem, lastClass, lastRequests := -1, -1, ""
+	for _, n := range s.nodes {
+		for _, p := range n.pods {
+			key := classKey(p)
+			c, seen := classIndex[key]
+			if !seen {
+				c = len(classes)
+				classIndex[key] = c
+				classes = append(classes, boundClass{pod: p, smallest: p.requests.Clone()})
+				keys = append(keys, key)
+			} else {
+				for i, r := range p.requests {
+					classes[c].smallest[i] = min(classes[c].smallest[i], r)
+				}
+			}
+			// Pods of one workload tend to come together: the last pod's item is tried first.
+			item := lastItem
+			if c != lastClass || p.requestsKey != lastRequests {
+				k := itemKey{c, p.requestsKey}
+				var ok bool
+				if item, ok = items[k]; !ok {
+					item = len(in.Pods)
+					items[k] = item
+					in.Pods = append(in.Pods, bound.Pods{Class: c, Requests: p.requests})
+				}
+				lastItem, lastClass, lastRequests = item, c, p.requestsKey
+			}
+			in.Pods[item].Count++
+			for _, t := range p.terms {
+				g := t.Group
+				if !t.Required || g.Kind != topology.AntiAffinity || g.Key != requirements.LabelHostname || !slices.Contains(p.matched, g) {
+					continue
+				}
+				if exclusive[g] == nil {
+					exclusive[g] = map[int]int{}
+				}
+				exclusive[g][item]++
+			}
+		}
+	}
+	// The order of content: classes by key, pods by class and requests.
+	classOrder := make([]int, len(classes))
+	for c := range classOrder {
+		classOrder[c] = c
+	}
+	slices.SortFunc(classOrder, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	classRank := make([]int, len(classes))
+	sortedClasses := make([]boundClass, len(classes))
+	for rank, c := range classOrder {
+		classRank[c] = rank
+		sortedClasses[rank] = classes[c]
+	}
+	itemOrder := make([]int, len(in.Pods))
+	for i := range itemOrder {
+		itemOrder[i] = i
+		in.Pods[i].Class = classRank[in.Pods[i].Class]
+	}
+	slices.SortFunc(itemOrder, func(a, b int) int {
+		if c := in.Pods[a].Class - in.Pods[b].Class; c != 0 {
+			return c
+		}
+		return slices.Compare(in.Pods[a].Requests, in.Pods[b].Requests)
+	})
+	itemRank := make([]int, len(in.Pods))
+	sortedPods := make([]bound.Pods, len(in.Pods))
+	for rank, i := range itemOrder {
+		itemRank[i] = rank
+		sortedPods[rank] = in.Pods[i]
+	}
+	in.Pods = sortedPods
+	in.Classes = len(classes)
+	for _, members := range exclusive {
+		var set bound.Exclusive
+		for item, count := range members {
+			set.Members = append(set.Members, bound.Member{Pods: itemRank[item], Count: count})
+		}
+		slices.SortFunc(set.Members, func(a, b bound.Member) int { return a.Pods - b.Pods })
+		in.Exclusive = append(in.Exclusive, set)
+	}
+	slices.SortFunc(in.Exclusive, func(a, b bound.Exclusive) int {
+		return slices.CompareFunc(a.Members, b.Members, func(x, y bound.Member) int {
+			if x.Pods != y.Pods {
+				return x.Pods - y.Pods
+			}
+			return x.Count - y.Count
+		})
+	})
+	in.Kinds = s.boundKinds(sortedClasses)
+	in.Reserved = s.reservedRoom()
+	return in
+}
+
+// boundKinds is one bound.Kind per NodePool type and capacity type with an offering outside
+// capacity reservations, priced at the cheapest such offering, and per class at the cheapest
+// the class's requirements allow (none when it does not tolerate the NodePool's taints, no
+// requirement alternative fits the NodePool and the type, or its smallest requests do not
+// fit). PreferNoSchedule taints do not count, as a plan may relax them.
+func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
+	var kinds []bound.Kind
+	tolerated := make([]bool, len(classes))
+	var alts []requirements.Requirements
+	for _, pool := range s.pools {
+		for c, class := range classes {
+			_, bad := (&podInfo{pod: class.pod.pod, tolerateSoft: true}).untoleratedTaint(pool.np.Taints)
+			tolerated[c] = !bad
+		}
+		for _, t := range pool.types {
+			cheapest := map[string]float64{}
+			for _, o := range t.offerings {
+				if o.ReservationID != "" {
+					continue
+				}
+				if p, seen := cheapest[o.CapacityType]; !seen || o.Price < p {
+					cheapest[o.CapacityType] = o.Price
+				}
+			}
+			capacityTypes := make([]string, 0, len(cheapest))
+			for ct := range cheapest {
+				capacityTypes = append(capacityTypes, ct)
+			}
+			sort.Strings(capacityTypes)
+			first := len(kinds)
+			for _, ct := range capacityTypes {
+				kinds = append(kinds, bound.Kind{Type: t.it.Name, Room: t.room, Price: cheapest[ct], ClassPrices: make([]float64, len(classes))})
+			}
+			for c, class := range classes {
+				for k := first; k < len(kinds); k++ {
+					kinds[k].ClassPrices[c] = -1
+				}
+				if !tolerated[c] || !class.smallest.Fits(t.room) {
+					continue
+				}
+				alts = alts[:0]
+				for _, alt := range class.pod.alternatives {
+					if pool.reqs.Conflict(alt) == "" && t.reqs.Conflict(alt) == "" {
+						alts = append(alts, alt)
+					}
+				}
+				for _, o := range t.offerings {
+					if o.ReservationID != "" {
+						continue
+					}
+					k := first + slices.Index(capacityTypes, o.CapacityType)
+					if price := kinds[k].ClassPrices[c]; price >= 0 && price <= o.Price {
+						continue
+					}
+					if slices.ContainsFunc(alts, func(alt requirements.Requirements) bool { return instancetype.OfferingAllowed(o, alt) }) {
+						kinds[k].ClassPrices[c] = o.Price
+					}
+				}
+			}
+		}
+	}
+	return kinds
+}
+
+// reservedRoom is the room all capacity reservations the NodePools may launch into can still
+// hold (instances left × the type's room), or nil when there are none.
+func (s *solver) reservedRoom() resources.Vector {
+	rooms := map[string]resources.Vector{}
+	s.eachReservedOffering(func(t *typeOption, o instancetype.Offering) {
+		if o.ReservationCapacity <= 0 {
+			return
+		}
+		room := t.room.Clone()
+		for i := range room {
+			room[i] = max(room[i], 0) * int64(o.ReservationCapacity)
+		}
+		if old, ok := rooms[o.ReservationID]; ok {
+			room.Max(old)
+		}
+		rooms[o.ReservationID] = room
+	})
+	if len(rooms) == 0 {
+		return nil
+	}
+	total := make(resources.Vector, s.dims.Len())
+	for _, room := range rooms {
+		total.Add(room)
+	}
+	return total
+}
+
+// paidPrice is the cheapest offering of t that reqs allow (nil: any) outside capacity
+// reservations, or -1.
+func paidPrice(t *typeOption, reqs requirements.Requirements) float64 {
+	for _, o := range t.offerings {
+		if o.ReservationID == "" && (reqs == nil || instancetype.OfferingAllowed(o, reqs)) {
+			return o.Price
+		}
+	}
+	return -1
+}
+
+// hostPrice is the cheapest price at which type t of pool can host a pod with these
+// requirement alternatives, or -1 when it cannot.
+func hostPrice(pool *poolState, t *typeOption, alts []requirements.Requirements) float64 {
+	best := -1.0
+	for _, alt := range alts {
+		if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
+			continue
+		}
+		if price := paidPrice(t, alt); price >= 0 && (best < 0 || price < best) {
+			best = price
+		}
+	}
+	return best
+}
+
+// classKey groups pods by what limits their choice of types: required node selectors and
+// affinity (not preferences, which a plan may keep for some pods and relax for others: the
+// bound holds for every plan) and tolerations. Plain pods share the empty key.
+func classKey(p *podInfo) string {
+	alts := p.alternatives
+	if len(p.pod.Spec.Tolerations) == 0 && (len(alts) == 0 || (len(alts) == 1 && len(alts[0]) == 0)) {
+		return ""
+	}
+	var b strings.Builder
+	for _, alt := range alts {
+		b.WriteString(alt.String())
+		b.WriteString(" | ")
+	}
+	fmt.Fprint(&b, p.pod.Spec.Tolerations)
+	return b.String()
+}
