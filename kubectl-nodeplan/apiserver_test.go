@@ -60,7 +60,8 @@ type apiServerExample struct {
 // k8s.io/kubernetes) on a real etcd (embedded, from go.etcd.io/etcd), with Karpenter's own
 // CRDs, holding the objects of two examples: it prints what nodeplan prints on the
 // example's files, its snapshot gives the same answers offline, the documented read-only
-// ClusterRole is enough, and without it the user is told what to grant.
+// ClusterRole is enough, and without it the user is told what to grant. replay, which
+// starts from the cluster, is checked the same way as plan and consolidate.
 func TestAgainstAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd and kube-apiserver")
@@ -103,6 +104,11 @@ func testExampleAgainstAPIServer(t *testing.T, etcdURL string, ex apiServerExamp
 	require.Equal(t, offlineTable, kubectlNodeplanOK(t, "plan", "--kubeconfig", adminConfig))
 	liveConsolidate := kubectlNodeplanOK(t, "consolidate", "--kubeconfig", adminConfig, "--now", now, "-o", "json")
 	require.Equal(t, offlineConsolidate, liveConsolidate, "kubectl nodeplan consolidate on the cluster and nodeplan consolidate on the example's objects")
+	events := "testdata/replay-events.yaml"
+	offlineReplay := nodeplanOK(t, "replay", "-f", refFile, "--events", events, "--now", now, "-o", "json")
+	liveReplay := kubectlNodeplanOK(t, "replay", "--kubeconfig", adminConfig, "--events", events, "--now", now, "-o", "json")
+	require.Equal(t, offlineReplay, liveReplay, "kubectl nodeplan replay from the cluster and nodeplan replay from the example's objects")
+	require.Contains(t, liveReplay, `"kind": "Replay"`)
 	require.Contains(t, livePlan, `"kind": "Plan"`)
 	require.Contains(t, liveConsolidate, `"kind": "Decisions"`)
 
@@ -112,6 +118,7 @@ func testExampleAgainstAPIServer(t *testing.T, etcdURL string, ex apiServerExamp
 	kubectlNodeplanOK(t, "snapshot", "--kubeconfig", adminConfig, "-o", snapshot)
 	require.Equal(t, livePlan, nodeplanOK(t, "plan", "-f", snapshot, "-o", "json"))
 	require.Equal(t, liveConsolidate, nodeplanOK(t, "consolidate", "-f", snapshot, "--now", now, "-o", "json"))
+	require.Equal(t, liveReplay, nodeplanOK(t, "replay", "-f", snapshot, "--events", events, "--now", now, "-o", "json"))
 	again := kubectlNodeplanOK(t, "snapshot", "--kubeconfig", adminConfig, "-o", "-")
 	first, err := os.ReadFile(snapshot)
 	require.NoError(t, err)
@@ -128,15 +135,19 @@ func testExampleAgainstAPIServer(t *testing.T, etcdURL string, ex apiServerExamp
 	reader := serviceAccountConfig(t, kube, dir, admin, "nodeplan-reader", true)
 	require.Equal(t, livePlan, kubectlNodeplanOK(t, "plan", "--kubeconfig", reader, "-o", "json"))
 	require.Equal(t, liveConsolidate, kubectlNodeplanOK(t, "consolidate", "--kubeconfig", reader, "--now", now, "-o", "json"))
+	require.Equal(t, liveReplay, kubectlNodeplanOK(t, "replay", "--kubeconfig", reader, "--events", events, "--now", now, "-o", "json"))
 	require.Equal(t, again, kubectlNodeplanOK(t, "snapshot", "--kubeconfig", reader, "-o", "-"))
 
 	nobody := serviceAccountConfig(t, kube, dir, admin, "nobody", false)
 	// 18: the 20 kinds nodeplan reads, but for Provisioners and AWSNodeTemplates, whose CRDs
 	// Karpenter v1 no longer has.
-	for _, command := range []string{"plan", "consolidate", "snapshot"} {
+	for _, command := range []string{"plan", "consolidate", "replay", "snapshot"} {
 		args := []string{command, "--kubeconfig", nobody}
-		if command == "snapshot" {
+		switch command {
+		case "snapshot":
 			args = append(args, "-o", filepath.Join(dir, "denied.yaml"))
+		case "replay":
+			args = append(args, "--events", events)
 		}
 		code, stdout, stderr := kubectlNodeplan(args...)
 		require.Equal(t, cli.ExitInput, code, stderr)

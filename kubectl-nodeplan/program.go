@@ -7,11 +7,8 @@ import (
 	"github.com/nodeplan/nodeplan/kubectl-nodeplan/internal/cluster"
 )
 
-// program is kubectl nodeplan: nodeplan's plan and consolidate on the cluster, and snapshot.
-// Progress goes to stderr.
-//
-// replay: when nodeplan's replay command lands in cli, it joins here as
-// cli.Replay(cluster.Input(stderr, false)), its start state read from the cluster.
+// program is kubectl nodeplan: nodeplan's plan, consolidate and replay (its start state) on
+// the cluster, and snapshot. Progress goes to stderr.
 func program(stderr io.Writer) cli.Program {
 	return cli.Program{
 		Name:  "kubectl nodeplan",
@@ -19,6 +16,7 @@ func program(stderr io.Writer) cli.Program {
 		Commands: []cli.Command{
 			cli.Plan(cluster.Input(stderr, true)),
 			cli.Consolidate(cluster.Input(stderr, false)),
+			cli.Replay(cluster.Input(stderr, false)),
 			snapshotCommand(),
 		},
 	}
