@@ -163,3 +163,43 @@ func TestFromObjectsErrorsNameTheObject(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkFromObjects converts the snapshot of BenchmarkParseSnapshot held in memory, as
+// typed objects (an informer cache's) and as Unstructured (a dynamic client's).
+func BenchmarkFromObjects(b *testing.B) {
+	parsed, err := manifest.Parse(snapshot(2000), "snapshot.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var typed []runtime.Object
+	for _, n := range parsed.Nodes {
+		typed = append(typed, n)
+	}
+	for _, p := range parsed.BoundPods {
+		typed = append(typed, p)
+	}
+	var unstructuredObjs []runtime.Object
+	for _, o := range typed {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		unstructuredObjs = append(unstructuredObjs, &unstructured.Unstructured{Object: m})
+	}
+	for _, bc := range []struct {
+		name string
+		objs []runtime.Object
+	}{{"typed", typed}, {"unstructured", unstructuredObjs}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				bundle, err := manifest.FromObjects(bc.objs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(bundle.BoundPods) != 2000 {
+					b.Fatalf("bound %d", len(bundle.BoundPods))
+				}
+			}
+		})
+	}
+}
