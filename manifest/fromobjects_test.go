@@ -153,6 +153,8 @@ func TestFromObjectsErrorsNameTheObject(t *testing.T) {
 	}{
 		{"bad field", []runtime.Object{pod, nodePool}, "object 2 (NodePool general): spec.weight"},
 		{"nil", []runtime.Object{nil}, "object 1: nil"},
+		{"nil pod", []runtime.Object{pod, (*corev1.Pod)(nil)}, "object 2: nil"},
+		{"nil in a list", []runtime.Object{&corev1.PodList{Items: []corev1.Pod{*pod}}, &corev1.NodeList{}, (*corev1.PodList)(nil)}, "object 3: nil"},
 		{"no kind", []runtime.Object{&unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "x"}}}}, "object 1: *unstructured.Unstructured has no apiVersion and kind"},
 		{"duplicate", []runtime.Object{pod, pod}, "object 2 (Pod default/web): Pod default/web is already defined in object 1 (Pod default/web)"},
 	} {
