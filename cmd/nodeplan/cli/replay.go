@@ -36,16 +36,11 @@ prints both summaries side by side.`
 
 // Replay is the replay command reading its start cluster from the input newInput makes.
 func Replay(newInput NewInput) Command {
-	run := func(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return runReplay(prog, newInput, args, stdin, stdout, stderr)
-	}
-	return Command{"replay", "replay a workload trace through provisioning and disruption", run}
+	return inputCommand("replay", "replay a workload trace through provisioning and disruption", newInput, runReplay)
 }
 
 func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	synopsis, description := describe(newInput, prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [--compare PATH...] [-o table|json|yaml|html]", replayDescription)
-	fs := newFlagSet(prog, "replay", synopsis, description, stderr)
-	in := addInputFlags(fs, newInput)
+	fs, in := newInputFlagSet(prog, "replay", prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [--compare PATH...] [-o table|json|yaml|html]", replayDescription, newInput, stderr)
 	var eventsPath, nowFlag, untilFlag string
 	fs.StringVar(&eventsPath, "events", "", "events `FILE`: a kubereplay log or a nodeplan event list")
 	fs.StringVar(&nowFlag, "now", "", "start `time` in RFC 3339 (default: the start the events file gives)")
