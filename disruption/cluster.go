@@ -53,6 +53,8 @@ func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.P
 	for _, n := range nodes {
 		if n.in.Disrupting {
 			n.removed = true
+			// It runs until it is gone: no replacement takes its name (its hostname).
+			base.ReservedNodeNames = append(base.ReservedNodeNames, n.name)
 			for _, p := range n.pods {
 				if reschedulable(p) {
 					pods = append(pods, pendingCopy(p))

@@ -74,6 +74,7 @@ func decide(t *testing.T, in disruption.Input) disruption.Decisions {
 	d, err := disruption.Decide(in)
 	require.NoError(t, err)
 	checkAccounting(t, in, d)
+	requireFreshNames(t, in, d)
 	return d
 }
 

@@ -195,11 +195,12 @@ func randomCluster(rng *rand.Rand) disruption.Input {
 	emptyNodes := chance(0.25)
 	nodes := 4 + rng.Intn(9)
 	for i := range nodes {
-		name := fmt.Sprintf("node-%02d", i)
 		poolName := "general"
 		if chance(0.3) {
 			poolName = "batch"
 		}
+		// Named as the planner names new nodes, so a replacement that reuses a name shows.
+		name := fmt.Sprintf("%s-%d", poolName, i+1)
 		var it *instancetype.InstanceType
 		if poolName == "batch" {
 			it = invTypes[1+rng.Intn(3)]
@@ -350,6 +351,20 @@ func invariantViolations(in disruption.Input, d disruption.Decisions) []string {
 	pools := map[string]*scheduling.NodePool{}
 	for _, np := range in.NodePools {
 		pools[np.Name] = np
+	}
+
+	// A replacement's name is its hostname: no other node of the cluster has it.
+	named := map[string]bool{}
+	for name := range nodes {
+		named[name] = true
+	}
+	for i, c := range d.Commands {
+		for _, r := range c.Replacements {
+			if named[r.Name] {
+				fail("command %d launches %s, which names another node", i, r.Name)
+			}
+			named[r.Name] = true
+		}
 	}
 
 	// Candidates are distinct input nodes, acted on by one command each, all by one method.

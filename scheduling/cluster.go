@@ -21,9 +21,6 @@ type Cluster struct {
 	prep *prepared
 	// narrowed holds, per Change.Requirements, the NodePools prepared with them.
 	narrowed map[string]*prepared
-	// removed are the names of the nodes Apply took away: new nodes never take them, so that
-	// a name means one node for the Cluster's whole life.
-	removed []string
 }
 
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
@@ -100,9 +97,9 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 		return Plan{}, err
 	}
 	in.Options = opts
-	// The removed nodes run until what replaces them is up: new nodes do not take their names,
-	// nor those of nodes removed before.
-	in.reservedNames = append(slices.Clip(c.removed), change.RemoveNodes...)
+	// The removed nodes run until what replaces them is up: new nodes do not take their names
+	// (Apply keeps them reserved too).
+	in.ReservedNodeNames = append(slices.Clip(in.ReservedNodeNames), change.RemoveNodes...)
 	prep := c.prep
 	if len(change.Requirements) > 0 {
 		if prep, in.NodePools, err = c.narrow(change.Requirements); err != nil {
@@ -205,9 +202,16 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		byName[placement.Name] = &copied
 		changedNodes[&copied] = true
 	}
+	// A removed node's name stays reserved, so that a name means one node for the Cluster's
+	// whole life (and its clones', which copy the input).
+	in.ReservedNodeNames = append(slices.Clip(in.ReservedNodeNames), change.RemoveNodes...)
+	reserved := toSet(in.ReservedNodeNames)
 	for _, nc := range plan.NodeClaims {
 		if _, taken := byName[nc.Name]; taken {
 			return fmt.Errorf("apply: new node %q has the name of an existing node", nc.Name)
+		}
+		if reserved[nc.Name] {
+			return fmt.Errorf("apply: new node %q has the name of a node that is leaving the cluster", nc.Name)
 		}
 		pods, err := take(nc.Pods, nc.Name)
 		if err != nil {
@@ -232,7 +236,6 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		return err
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
-	c.removed = append(c.removed, change.RemoveNodes...)
 	return nil
 }
 

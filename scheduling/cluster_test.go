@@ -243,3 +243,36 @@ func TestApplyKeepsRemovedNodesNames(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"default-2 c4 us-west-2a spot: web-0 web-1 web-2"}, render(plan))
 }
+
+// A clone keeps those names reserved too: it plans exactly as its original.
+func TestCloneKeepsRemovedNodesNames(t *testing.T) {
+	in := twoNodeCluster()
+	in.ExistingNodes[0].Node.Name = "default-1"
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	require.NoError(t, c.Apply(scheduling.Change{RemoveNodes: []string{"default-1"}}, scheduling.Plan{}))
+	plan, err := c.Clone().Simulate(scheduling.Change{RemoveNodes: []string{"n2"}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"default-2 c4 us-west-2a spot: web-0 web-1 web-2"}, render(plan))
+}
+
+// Nodes leaving the cluster outside the input (being deleted) keep their names: new nodes
+// take the next free ones, and Apply refuses a plan that reuses them.
+func TestReservedNodeNames(t *testing.T) {
+	in := twoNodeCluster()
+	in.ReservedNodeNames = []string{"default-1", "default-3"}
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}, AddPods: []*corev1.Pod{tb.Pod("big").CPU("3500m").Obj()}}
+	plan, err := c.Simulate(change, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"default-2 c4 us-west-2a spot: big", "default-4 c4 us-west-2a spot: web-0 web-1 web-2"}, render(plan))
+
+	in.ExistingNodes = nil
+	solved, err := scheduling.Solve(in)
+	require.NoError(t, err)
+	require.Equal(t, []string{"default-2 c4 us-west-2a spot: web-2"}, render(solved), "Solve reserves them too")
+
+	plan.NodeClaims[0].Name = "default-3"
+	require.EqualError(t, c.Apply(change, plan), `apply: new node "default-3" has the name of a node that is leaving the cluster`)
+}

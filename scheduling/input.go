@@ -22,10 +22,11 @@ type Input struct {
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
-	Options                Options
-	// reservedNames are names new nodes must not take besides the existing nodes': those of
-	// nodes a simulated change removes, which still run until their replacements are up.
-	reservedNames []string
+	// ReservedNodeNames are names new nodes must not take besides those of ExistingNodes:
+	// nodes that are leaving the cluster (being deleted) but still run and hold their name,
+	// the kubernetes.io/hostname that pods' topology and node names refer to.
+	ReservedNodeNames []string
+	Options           Options
 }
 
 // ExistingNode is a node already in the cluster.

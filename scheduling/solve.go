@@ -162,7 +162,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	for _, n := range s.existing {
 		s.usedNames[n.name] = true
 	}
-	for _, name := range in.reservedNames {
+	for _, name := range in.ReservedNodeNames {
 		s.usedNames[name] = true
 	}
 	s.pools = bindPools(prep.pools, s.existing, prep.daemons, s.dims)
