@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // daemonCount is a DaemonSet whose pods some topology group counts. Every node that runs the
@@ -43,7 +44,7 @@ func (s *solver) setupDaemonTopology(daemons []*daemon) {
 			dc.runs[i] = make([]bool, len(pool.types))
 			for j, t := range pool.types {
 				reqs := pool.reqs.Copy()
-				reqs.AddAll(t.reqs)
+				reqs.AddAll(t.Reqs)
 				dc.runs[i][j] = d.runsOn(pool.np.Taints, reqs, pool.allowUndefined)
 			}
 		}
@@ -145,7 +146,7 @@ func (s *solver) settleDaemons(pool *poolState, reqs requirements.Requirements, 
 		reqs.Add(requirements.New(key, corev1.NodeSelectorOpIn, best))
 	}
 	if copied {
-		options = filterOptions(options, func(t *typeOption) bool { return typeAllows(t, reqs) })
+		options = filterOptions(options, func(t *typeOption) bool { return typeindex.Allows(&t.Type, reqs) })
 	}
 	if c, ok := cheapestChoice(options, reqs); ok {
 		for _, dc := range running {

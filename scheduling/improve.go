@@ -11,6 +11,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -140,9 +141,9 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	// Repacks run at once: each works in buffers of its own.
 	ws := &repackWorkspace{}
 	var types []*typeOption
-	f := pool.typeIndex.compile(reqs, &ws.filters)
+	f := pool.typeIndex.Compile(reqs, &ws.filters)
 	for _, t := range pool.types {
-		if f.allows(t) {
+		if f.Allows(&t.Type) {
 			types = append(types, t)
 		}
 	}
@@ -151,7 +152,7 @@ func (s *solver) repack(nodes []*newNode, strategy binStrategy) []*newNode {
 	}
 	prices := make([]float64, len(types))
 	for i, t := range types {
-		prices[i] = t.offerings[f.cheapestOffering(t)].Price
+		prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
 	}
 	classes := map[string]*podClass{}
 	remaining := make(resources.Vector, s.dims.Len())
@@ -232,7 +233,7 @@ type binStrategy func(s *solver, ws *repackWorkspace, types []*typeOption, price
 
 // repackWorkspace holds the buffers one repack reuses from bin to bin.
 type repackWorkspace struct {
-	filters filterScratch
+	filters typeindex.Scratch
 	lp      bound.LP
 	rooms   []resources.Vector // the types' rooms, for the LP
 	// candidates, seen and potential are candidateBinTypes' buffers.
@@ -469,11 +470,11 @@ func balanceScore(requests, used, room resources.Vector) float64 {
 }
 
 // fittingTypes returns the types (of pool) whose room holds used and that can meet reqs.
-func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *filterScratch) []*typeOption {
+func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *typeindex.Scratch) []*typeOption {
 	var out []*typeOption
-	f := pool.typeIndex.compile(reqs, scratch)
+	f := pool.typeIndex.Compile(reqs, scratch)
 	for _, t := range types {
-		if used.Fits(t.room) && f.allows(t) {
+		if used.Fits(t.room) && f.Allows(&t.Type) {
 			out = append(out, t)
 		}
 	}

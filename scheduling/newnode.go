@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -120,9 +121,9 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 // else into a new array; an unchanged list is from itself.
 func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*typeOption {
 	// The requirement test is compiled once for all options (see typeIndex).
-	var f typeFilter
+	var f typeindex.Filter
 	if reqsChanged {
-		f = pool.typeIndex.compile(reqs, &pool.filters)
+		f = pool.typeIndex.Compile(reqs, &pool.filters)
 	}
 	// resources.FitsSum(used, p.requests, room) with the sums made once, on the resources
 	// the pod asks for; volume and limit tests only when the pod or pool has them.
@@ -144,7 +145,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 		if checkAttach && !attachFits(t, attach, p.volumes.Claims) {
 			return false
 		}
-		if reqsChanged && !f.allows(t) {
+		if reqsChanged && !f.Allows(&t.Type) {
 			return false
 		}
 		return !checkLimits || pool.fitsLimitsWith(t.capacity, reserved)
@@ -178,12 +179,6 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 		}
 	}
 	return out
-}
-
-// typeAllows reports whether a node of type t can meet reqs: its labels agree and it has an
-// available offering in an allowed zone and capacity type.
-func typeAllows(t *typeOption, reqs requirements.Requirements) bool {
-	return t.reqs.Conflict(reqs) == "" && anyOfferingAllowed(t, reqs)
 }
 
 // tryNewNode checks whether pod p can join node n; on success it returns the state to commit.

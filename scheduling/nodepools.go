@@ -13,6 +13,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // poolState is a NodePool prepared for one solve: its requirement set, the instance types it
@@ -26,8 +27,8 @@ type poolState struct {
 	// labels, the well-known keys and every label its instance types set.
 	definedKeys map[string]bool
 	types       []*typeOption
-	// typeIndex answers which types meet a requirement set (see typeFilter).
-	typeIndex *typeIndex
+	// typeIndex answers which types meet a requirement set.
+	typeIndex *typeindex.Index
 	// limits are the NodePool's limits as a vector (capacity, then nodes), nil when it has
 	// none; remaining is what they still allow in one solve.
 	limits    resources.Vector
@@ -40,8 +41,8 @@ type poolState struct {
 	nodeCount int
 	// scratch is a per-type flag buffer, all false between uses.
 	scratch []bool
-	// filters holds the buffers of the solve's type filters (see typeIndex.compile).
-	filters filterScratch
+	// filters holds the buffers of the solve's type filters.
+	filters typeindex.Scratch
 	// compatible memoises compatibleTypes, for explanations; shared by the solves of a
 	// prepared Cluster.
 	compatible map[string][]*typeOption
@@ -52,26 +53,20 @@ type minValuesRule struct {
 	min int
 }
 
-// typeOption is an instance type as a pool sees it.
+// typeOption is an instance type as a pool sees it. Its Reqs are the type's label
+// requirements; its Offerings the available ones the pool's requirements allow, cheapest
+// first.
 type typeOption struct {
+	typeindex.Type
 	// index is the type's position in its pool's types.
 	index int
 	it    *instancetype.InstanceType
-	reqs  requirements.Requirements
 	// room is allocatable minus the requests of the pool's daemons on this type.
 	room     resources.Vector
 	capacity resources.Vector
 	daemons  resources.Vector
-	// offerings are the available ones the pool's requirements allow, cheapest first.
-	offerings []instancetype.Offering
-	// cheapest is the price of the cheapest such offering.
+	// cheapest is the price of the cheapest offering.
 	cheapest float64
-	// ix is the index of the pool's types this one belongs to; pairs has a bit per
-	// (zone, capacity type) of its offerings, and offerPairs the bit of each offering (see
-	// typeIndex).
-	ix         *typeIndex
-	pairs      uint64
-	offerPairs []uint8
 }
 
 func (p *poolState) allowUndefined(key string) bool { return p.definedKeys[key] }
@@ -118,7 +113,7 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 	for i, prep := range prepared {
 		p := *prep
 		p.scratch = make([]bool, len(p.types))
-		p.filters = filterScratch{} // buffers of its own: solves may run at once
+		p.filters = typeindex.Scratch{} // buffers of its own: solves may run at once
 		if prep.limits != nil {
 			p.remaining = prep.limits.Clone()
 			for _, n := range existing {
@@ -207,7 +202,7 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (
 	for i, t := range p.types {
 		t.index = i
 	}
-	p.typeIndex = newTypeIndex(p.types)
+	p.typeIndex = typeindex.New(len(p.types), func(i int) *typeindex.Type { return &p.types[i].Type })
 	p.daemonPorts = poolDaemonPorts(p, daemons)
 	if name, err := resources.CheckList(np.Limits); err != nil {
 		return nil, fmt.Errorf("limits.%s: %w", name, err)
@@ -261,13 +256,12 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	}
 	sort.SliceStable(offerings, func(i, j int) bool { return offeringLess(offerings[i], offerings[j]) })
 	return &typeOption{
-		it:        it,
-		reqs:      reqs,
-		room:      dims.Vector(it.Allocatable()),
-		capacity:  dims.Vector(it.Capacity),
-		daemons:   make(resources.Vector, dims.Len()),
-		offerings: offerings,
-		cheapest:  offerings[0].Price,
+		Type:     typeindex.Type{Reqs: reqs, Offerings: offerings},
+		it:       it,
+		room:     dims.Vector(it.Allocatable()),
+		capacity: dims.Vector(it.Capacity),
+		daemons:  make(resources.Vector, dims.Len()),
+		cheapest: offerings[0].Price,
 	}
 }
 
@@ -302,9 +296,9 @@ func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOptio
 		return out
 	}
 	var out []*typeOption
-	f := p.typeIndex.compile(reqs, &p.filters)
+	f := p.typeIndex.Compile(reqs, &p.filters)
 	for _, t := range p.types {
-		if f.allows(t) {
+		if f.Allows(&t.Type) {
 			out = append(out, t)
 		}
 	}
@@ -458,7 +452,7 @@ func (p *poolState) applyDaemons(t *typeOption, daemons []*daemon, dims *resourc
 		return
 	}
 	reqs := p.reqs.Copy()
-	reqs.AddAll(t.reqs)
+	reqs.AddAll(t.Reqs)
 	for _, d := range daemons {
 		if d.runsOn(p.np.Taints, reqs, p.allowUndefined) {
 			t.daemons.Add(d.requests)

@@ -15,6 +15,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // choice is the offering a new node launches with.
@@ -37,15 +38,15 @@ func cheapestChoiceWithin(options []*typeOption, reqs requirements.Requirements,
 	if len(options) == 0 {
 		return best, false
 	}
-	f := offeringFilter(options[0].ix, reqs)
+	f := typeindex.OfferingFilter(options[0].Index(), reqs)
 	for _, t := range options {
-		first := f.cheapestOffering(t)
+		first := f.CheapestOffering(&t.Type)
 		if first < 0 {
 			continue
 		}
-		for i := first; i < len(t.offerings); i++ {
-			o := &t.offerings[i]
-			if i > first && !f.offeringAllowed(t, i) {
+		for i := first; i < len(t.Offerings); i++ {
+			o := &t.Offerings[i]
+			if i > first && !f.OfferingAllowed(&t.Type, i) {
 				continue
 			}
 			if o.ReservationID != "" && reservationsLeft != nil && reservationsLeft[o.ReservationID] <= 0 {
@@ -72,8 +73,8 @@ func choiceTieLess(t *typeOption, o instancetype.Offering, best choice) bool {
 
 // cheapestPrice is the price of the cheapest offering of t allowed by reqs, or -1.
 func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
-	if i := cheapestOfferingScan(t, reqs); i >= 0 {
-		return t.offerings[i].Price
+	if i := typeindex.CheapestOffering(&t.Type, reqs); i >= 0 {
+		return t.Offerings[i].Price
 	}
 	return -1
 }
@@ -191,7 +192,7 @@ func (s *solver) reservationCapacity() map[string]int {
 func (s *solver) eachReservedOffering(f func(t *typeOption, o instancetype.Offering)) {
 	for _, pool := range s.pools {
 		for _, t := range pool.types {
-			for _, o := range t.offerings {
+			for _, o := range t.Offerings {
 				if o.ReservationID != "" {
 					f(t, o)
 				}
@@ -234,7 +235,7 @@ func (s *solver) launchableDomains() map[string][]string {
 	for _, pool := range s.pools {
 		zoneReq, constrained := pool.reqs[requirements.LabelTopologyZone]
 		for _, t := range pool.types {
-			for _, o := range t.offerings {
+			for _, o := range t.Offerings {
 				if !constrained || zoneReq.Has(o.Zone) {
 					zones[o.Zone] = true
 				}
