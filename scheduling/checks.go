@@ -141,7 +141,7 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 		}
 		pool := t.pool()
 		switch {
-		case pool.np.Replicas != nil, !pool.fitsLimits(make(resources.Vector, s.dims.Len())):
+		case pool.np.Replicas != nil, !pool.limits.Fits(make(resources.Vector, s.dims.Len())):
 			return ConstraintLimits
 		case len(pool.types) == 0:
 			return ConstraintNodeAffinity
@@ -197,7 +197,7 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 			return ConstraintLimits, fmt.Sprintf("nodepool %s is static (replicas %d): it keeps its node count and launches none for pods", pool.np.Name, *r)
 		}
 		if len(pool.types) > 0 {
-			return ConstraintLimits, fmt.Sprintf("limits reached (%s)", pool.exhaustedLimits(s.dims))
+			return ConstraintLimits, fmt.Sprintf("limits reached (%s)", pool.limits.Exhausted())
 		}
 		return ConstraintNodeAffinity, "no instance type satisfies the nodepool's requirements"
 	case checkTaints:

@@ -61,12 +61,12 @@ func (s *solver) improve() {
 		}
 		pool := old[0].pool
 		for _, n := range old {
-			pool.reserve(n.reserved, make(resources.Vector, s.dims.Len()))
-			pool.releaseNode()
+			pool.limits.Move(n.reserved, make(resources.Vector, s.dims.Len()))
+			pool.limits.ReleaseNode()
 		}
 		for i, b := range bins {
-			pool.reserve(b.reserved, maxCapacity(b.options, s.dims))
-			pool.reserveNode()
+			pool.limits.Move(b.reserved, maxCapacity(b.options, s.dims))
+			pool.limits.TakeNode()
 			if i < len(old) {
 				b.name = old[i].name
 			} else {
@@ -285,28 +285,17 @@ func nodesCost(nodes []*newNode) float64 {
 // limitsAllow reports whether swapping old for bins keeps the NodePool within its limits.
 func (s *solver) limitsAllow(old, bins []*newNode) bool {
 	pool := old[0].pool
-	if pool.remaining == nil {
+	if !pool.limits.Set() {
 		return true
 	}
-	left := pool.remaining.Clone()
+	left := pool.limits.Clone()
 	for _, n := range old {
-		for i, r := range n.reserved {
-			left[i] += r
-		}
-		left[len(left)-1]++
+		left.Release(n.reserved)
 	}
 	for _, b := range bins {
-		for i, c := range maxCapacity(b.options, s.dims) {
-			left[i] -= c
-		}
-		left[len(left)-1]--
+		left.Take(maxCapacity(b.options, s.dims))
 	}
-	for i, l := range left {
-		if pool.limited[i] && l < 0 {
-			return false
-		}
-	}
-	return true
+	return left.Within()
 }
 
 // binRequirements narrows the NodePool's requirements by what the bin's own pods need, so a

@@ -135,7 +135,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 			dims, need = append(dims, i), append(need, used[i]+x)
 		}
 	}
-	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.remaining != nil
+	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.limits.Set()
 	keep := func(t *typeOption) bool {
 		for k, d := range dims {
 			if need[k] > t.room[d] {
@@ -148,7 +148,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 		if reqsChanged && !f.Allows(&t.Type) {
 			return false
 		}
-		return !checkLimits || pool.fitsLimitsWith(t.capacity, reserved)
+		return !checkLimits || pool.limits.FitsWith(t.capacity, reserved)
 	}
 	// Each option is judged once; the verdicts wait in a scratch buffer while the result's
 	// size is not known.
@@ -229,7 +229,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 		n.ownsOptions = true
 		n.options = c.options
 		n.maxRoom = maxRoom(n.options, s.dims)
-		n.pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
+		n.pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
 	}
 	if reqsChanged || optionsChanged {
 		n.orderByPrice(reqsChanged)
@@ -258,8 +258,8 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.reqs = reqs
 	n.options = options
 	n.maxRoom = maxRoom(n.options, s.dims)
-	pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
-	pool.reserveNode()
+	pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
+	pool.limits.TakeNode()
 	n.notes = best.notes
 	n.orderByPrice(true)
 	p.placedAlt = best.alt
@@ -329,7 +329,7 @@ func sameArray(a, b []*typeOption) bool {
 func (s *solver) settleLimits() bool {
 	settled := false
 	for _, n := range s.nodes {
-		if n.pool.remaining == nil || len(n.pods) == 0 || len(n.options) < 2 {
+		if !n.pool.limits.Set() || len(n.pods) == 0 || len(n.options) < 2 {
 			continue
 		}
 		c, found := cheapestChoice(n.options, n.reqs)
@@ -342,7 +342,7 @@ func (s *solver) settleLimits() bool {
 		n.ownsOptions, n.spareOptions = true, nil
 		n.maxRoom = maxRoom(n.options, s.dims)
 		capacity := maxCapacity(n.options, s.dims)
-		n.pool.reserve(n.reserved, capacity)
+		n.pool.limits.Move(n.reserved, capacity)
 		n.orderByPrice(false)
 		s.updateFree(n)
 		for i := range held {
@@ -391,7 +391,7 @@ func (s *solver) openStaticNodes() {
 			}
 		}
 		for missing := *pool.np.Replicas - have; missing > 0 && len(pool.types) > 0; missing-- {
-			if pool.limited != nil && pool.limited[s.dims.Len()] && pool.remaining[s.dims.Len()] < 1 {
+			if !pool.limits.NodeLeft() {
 				break
 			}
 			n := s.emptyNode(pool)
@@ -400,7 +400,7 @@ func (s *solver) openStaticNodes() {
 			n.reqs, n.options, daemons = s.settleDaemons(pool, n.reqs, n.options)
 			n.maxRoom = maxRoom(n.options, s.dims)
 			s.claimNodeName(pool, n.name)
-			pool.reserveNode()
+			pool.limits.TakeNode()
 			n.index = len(s.nodes)
 			s.recordDaemons(n, daemons)
 			n.orderByPrice(true)

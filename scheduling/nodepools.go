@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/limits"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 )
@@ -29,11 +30,8 @@ type poolState struct {
 	types       []*typeOption
 	// typeIndex answers which types meet a requirement set.
 	typeIndex *typeindex.Index
-	// limits are the NodePool's limits as a vector (capacity, then nodes), nil when it has
-	// none; remaining is what they still allow in one solve.
-	limits    resources.Vector
-	remaining resources.Vector
-	limited   []bool
+	// limits is what the NodePool's limits still allow in one solve.
+	limits limits.Left
 	// daemonPorts are host ports of daemons that run on every node of the pool.
 	daemonPorts []hostPort
 	// minValues lists the pool's keys with a minValues bound.
@@ -114,16 +112,12 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 		p := *prep
 		p.scratch = make([]bool, len(p.types))
 		p.filters = typeindex.Scratch{} // buffers of its own: solves may run at once
-		if prep.limits != nil {
-			p.remaining = prep.limits.Clone()
+		if prep.limits.Set() {
+			p.limits = prep.limits.Clone()
 			for _, n := range existing {
-				if n.nodePool != p.np.Name {
-					continue
+				if n.nodePool == p.np.Name {
+					p.limits.Take(n.capacity)
 				}
-				for i := range n.capacity {
-					p.remaining[i] -= n.capacity[i]
-				}
-				p.remaining[dims.Len()]--
 			}
 		}
 		for _, n := range existing {
@@ -204,24 +198,11 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (
 	}
 	p.typeIndex = typeindex.New(len(p.types), func(i int) *typeindex.Type { return &p.types[i].Type })
 	p.daemonPorts = poolDaemonPorts(p, daemons)
-	if name, err := resources.CheckList(np.Limits); err != nil {
-		return nil, fmt.Errorf("limits.%s: %w", name, err)
+	l, err := limits.New(np.Limits, dims)
+	if err != nil {
+		return nil, err
 	}
-	if len(np.Limits) > 0 {
-		p.limits = make(resources.Vector, dims.Len()+1)
-		p.limited = make([]bool, dims.Len()+1)
-		for name, q := range np.Limits {
-			if name == "nodes" {
-				p.limits[dims.Len()] = q.Value()
-				p.limited[dims.Len()] = true
-				continue
-			}
-			if i, ok := dims.Index(name); ok {
-				p.limits[i] = q.MilliValue()
-				p.limited[i] = true
-			}
-		}
-	}
+	p.limits = l
 	return p, nil
 }
 
@@ -471,102 +452,8 @@ func poolDaemonPorts(p *poolState, daemons []*daemon) []hostPort {
 	return out
 }
 
-// fitsLimits reports whether a node of this capacity still fits the pool's limits.
-func (p *poolState) fitsLimits(capacity resources.Vector) bool {
-	if p.remaining == nil {
-		return true
-	}
-	for i, c := range capacity {
-		if p.limited[i] && c > p.remaining[i] {
-			return false
-		}
-	}
-	n := len(capacity)
-	return !p.limited[n] || p.remaining[n] >= 1
-}
-
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-// fitsLimitsWith reports whether a node of this capacity fits the limits, counting the
-// capacity the node already holds (reserved) as available to it.
-func (p *poolState) fitsLimitsWith(capacity, reserved resources.Vector) bool {
-	if p.remaining == nil {
-		return true
-	}
-	for i, c := range capacity {
-		if p.limited[i] && c > p.remaining[i]+reserved[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// reserve moves a node's hold on the limits from reserved to capacity (Karpenter holds the
-// largest capacity a node could still launch as).
-func (p *poolState) reserve(reserved, capacity resources.Vector) {
-	if p.remaining == nil {
-		return
-	}
-	for i, c := range capacity {
-		p.remaining[i] += reserved[i] - c
-		reserved[i] = c
-	}
-}
-
-// exhaustedLimits names the limits nothing is left of, e.g. "cpu 12 of 8 taken", counting
-// existing nodes and the nodes planned so far.
-func (p *poolState) exhaustedLimits(dims *resources.Dims) string {
-	return p.describeLimits(dims, true)
-}
-
-// takenLimits says how much of every limit existing and planned nodes hold, e.g.
-// "cpu 998 of 1000 taken".
-func (p *poolState) takenLimits(dims *resources.Dims) string {
-	return p.describeLimits(dims, false)
-}
-
-func (p *poolState) describeLimits(dims *resources.Dims, exhaustedOnly bool) string {
-	var parts []string
-	for _, name := range sortedLimitNames(p.np.Limits) {
-		limit := p.np.Limits[corev1.ResourceName(name)]
-		if name == "nodes" {
-			if left := p.remaining[dims.Len()]; left < 1 || !exhaustedOnly {
-				parts = append(parts, fmt.Sprintf("nodes %d of %s taken", limit.Value()-left, plainQuantity(limit)))
-			}
-			continue
-		}
-		i, ok := dims.Index(corev1.ResourceName(name))
-		if !ok || (exhaustedOnly && p.remaining[i] >= 0) {
-			continue
-		}
-		taken := resources.Quantity(corev1.ResourceName(name), limit.MilliValue()-p.remaining[i])
-		parts = append(parts, fmt.Sprintf("%s %s of %s taken", name, plainQuantity(taken), plainQuantity(limit)))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func sortedLimitNames(l corev1.ResourceList) []string {
-	names := make([]string, 0, len(l))
-	for name := range l {
-		names = append(names, string(name))
-	}
-	sort.Strings(names)
-	return names
-}
-
-// reserveNode counts one more node against the nodes limit.
-func (p *poolState) reserveNode() {
-	if p.remaining != nil {
-		p.remaining[len(p.remaining)-1]--
-	}
-}
-
-// releaseNode gives back one node of the nodes limit.
-func (p *poolState) releaseNode() {
-	if p.remaining != nil {
-		p.remaining[len(p.remaining)-1]++
-	}
-}
 
 // withoutUnaskedReservations drops reserved offerings unless the NodePool names the reserved
 // capacity type in its requirements: Karpenter launches into capacity reservations only for

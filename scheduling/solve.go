@@ -340,7 +340,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if s.karpenter == nil && !traced && s.refusedNow(i) {
 			return false // placeSnug tried it just now
 		}
-		if memo && n.pool.remaining == nil && s.joinFailures[n].is(p, n) {
+		if memo && !n.pool.limits.Set() && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
 		if !traced && s.plannedNodeRefuses(p, n) {
@@ -348,7 +348,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		}
 		c, r := s.tryNewNode(n, p, traced)
 		if r.failed() {
-			if memo && n.pool.remaining == nil {
+			if memo && !n.pool.limits.Set() {
 				s.joinFailures[n] = joinFailure{class: p.memoClass, prefIndex: p.prefIndex, tolerateSoft: p.tolerateSoft, version: n.version}
 			}
 			if traced {
