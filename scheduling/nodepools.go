@@ -454,7 +454,6 @@ func poolDaemonPorts(p *poolState, daemons []*daemon) []hostPort {
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-
 // withoutUnaskedReservations drops reserved offerings unless the NodePool names the reserved
 // capacity type in its requirements: Karpenter launches into capacity reservations only for
 // NodePools that ask for them.
