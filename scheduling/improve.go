@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -227,7 +228,7 @@ func (s *solver) repack(nodes []*newNode, strategy binpack.Strategy) []*newNode 
 			maxRoom:  maxRoom(options, s.dims),
 			used:     used,
 			reserved: make(resources.Vector, s.dims.Len()+1),
-			ports:    append([]hostPort(nil), pool.daemonPorts...),
+			ports:    append([]hostport.Port(nil), pool.daemonPorts...),
 			attach:   volume.NewAttachCounter(),
 			pods:     binPods,
 

@@ -3,6 +3,7 @@ package scheduling
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
@@ -23,7 +24,7 @@ type newNode struct {
 	maxRoom  resources.Vector
 	used     resources.Vector
 	reserved resources.Vector // capacity held against the pool's limits
-	ports    []hostPort
+	ports    []hostport.Port
 	attach   *volume.AttachCounter
 	pods     []*podInfo
 	notes    []string
@@ -368,7 +369,7 @@ func (s *solver) emptyNode(pool *poolState) *newNode {
 		maxRoom:  maxRoom(pool.types, s.dims),
 		used:     make(resources.Vector, s.dims.Len()),
 		reserved: make(resources.Vector, s.dims.Len()+1),
-		ports:    append([]hostPort(nil), pool.daemonPorts...),
+		ports:    append([]hostport.Port(nil), pool.daemonPorts...),
 		attach:   volume.NewAttachCounter(),
 
 		priceOrderCache: s.priceOrderCache,

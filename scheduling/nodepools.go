@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/limits"
@@ -33,7 +34,7 @@ type poolState struct {
 	// limits is what the NodePool's limits still allow in one solve.
 	limits limits.Left
 	// daemonPorts are host ports of daemons that run on every node of the pool.
-	daemonPorts []hostPort
+	daemonPorts []hostport.Port
 	// minValues lists the pool's keys with a minValues bound.
 	minValues []minValuesRule
 	nodeCount int
@@ -351,7 +352,7 @@ type daemon struct {
 	pod          *corev1.Pod
 	requests     resources.Vector
 	alternatives []requirements.Requirements
-	ports        []hostPort
+	ports        []hostport.Port
 }
 
 func newDaemons(dss []*appsv1.DaemonSet, dims *resources.Dims) []*daemon {
@@ -366,8 +367,8 @@ func newDaemons(dss []*appsv1.DaemonSet, dims *resources.Dims) []*daemon {
 		if err != nil {
 			continue // a daemon that can run nowhere takes no room
 		}
-		d := &daemon{name: ds.Namespace + "/" + ds.Name, pod: pod, alternatives: alts, ports: podHostPorts(pod)}
-		requests, err := podRequests(pod, dims)
+		d := &daemon{name: ds.Namespace + "/" + ds.Name, pod: pod, alternatives: alts, ports: hostport.OfPod(pod)}
+		requests, err := resources.PodRequests(pod, dims)
 		if err != nil {
 			continue // a daemon with a negative request cannot run
 		}
@@ -442,8 +443,8 @@ func (p *poolState) applyDaemons(t *typeOption, daemons []*daemon, dims *resourc
 	t.room.Sub(t.daemons)
 }
 
-func poolDaemonPorts(p *poolState, daemons []*daemon) []hostPort {
-	var out []hostPort
+func poolDaemonPorts(p *poolState, daemons []*daemon) []hostport.Port {
+	var out []hostport.Port
 	for _, d := range daemons {
 		if len(d.ports) > 0 && d.runsOn(p.np.Taints, p.reqs, p.allowUndefined) {
 			out = append(out, d.ports...)

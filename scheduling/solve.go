@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -28,7 +29,7 @@ type solver struct {
 	alts      []requirements.Requirements // the last nodeRequirements result
 	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
 	// address, so pods needing that port skip them without trying each.
-	portTaken map[hostPortKey]*skipset.Set
+	portTaken map[hostport.Key]*skipset.Set
 	scratch   resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
 	allowedCache    map[string][]*typeOption
@@ -155,7 +156,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		return nil, nil, nil, err
 	}
 	s.scratch = make(resources.Vector, s.dims.Len())
-	s.portTaken = map[hostPortKey]*skipset.Set{}
+	s.portTaken = map[hostport.Key]*skipset.Set{}
 	s.existingFree = newFreeIndex(s.dims.Len())
 	s.newFree = newFreeIndex(s.dims.Len())
 	s.snugFree = newFreeIndex(s.dims.Len())
