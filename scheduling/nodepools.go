@@ -225,7 +225,7 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	}
 	if _, has := reqs[requirements.LabelTopologyRegion]; !has {
 		// Types do not name their region; their zones do, by the <region><letter> convention.
-		if regions := offeringRegions(it); len(regions) > 0 {
+		if regions := it.OfferingRegions(); len(regions) > 0 {
 			reqs[requirements.LabelTopologyRegion] = requirements.New(requirements.LabelTopologyRegion, corev1.NodeSelectorOpIn, regions...)
 		}
 	}
@@ -287,54 +287,6 @@ func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOptio
 	p.compatible[key.String()] = out
 	return out
 }
-
-// offeringRegions returns the regions of the type's available offerings when every zone names
-// its region, else nil.
-func offeringRegions(it *instancetype.InstanceType) []string {
-	var out []string
-	for _, o := range it.Offerings {
-		if !o.Available {
-			continue
-		}
-		region, ok := zoneRegion(o.Zone)
-		if !ok {
-			return nil
-		}
-		out = append(out, region)
-	}
-	return out
-}
-
-// zoneRegion returns the region of a zone named <region><letter>, the region being
-// <letters>-<letters>-<digits> (us-west-2a: us-west-2), as zoneSuffix matches, without a
-// regular expression: it runs for every offering of every type.
-func zoneRegion(zone string) (string, bool) {
-	n := len(zone)
-	if n < 2 || !isLower(zone[n-1]) {
-		return "", false
-	}
-	part, length := 0, 0
-	for i := 0; i < n-1; i++ {
-		c := zone[i]
-		switch {
-		case c == '-':
-			if length == 0 || part == 2 {
-				return "", false
-			}
-			part, length = part+1, 0
-		case part < 2 && isLower(c), part == 2 && c >= '0' && c <= '9':
-			length++
-		default:
-			return "", false
-		}
-	}
-	if part != 2 || length == 0 {
-		return "", false
-	}
-	return zone[:n-1], true
-}
-
-func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func offeringLess(a, b instancetype.Offering) bool {
 	if a.Price != b.Price {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -79,18 +78,14 @@ func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
 	return -1
 }
 
-var zoneSuffix = regexp.MustCompile(`^([a-z]+-[a-z]+-[0-9]+)[a-z]$`)
-
 // regionOf returns the region a node lands in: the requirement or type label when set, else
 // the cloud convention of a zone named <region><letter>.
 func regionOf(labels map[string]string, zone string) string {
 	if r, ok := labels[requirements.LabelTopologyRegion]; ok {
 		return r
 	}
-	if m := zoneSuffix.FindStringSubmatch(zone); m != nil {
-		return m[1]
-	}
-	return ""
+	region, _ := instancetype.ZoneRegion(zone)
+	return region
 }
 
 // plan renders the solver state as a Plan.
