@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/daemonset"
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -72,7 +72,7 @@ func (p *poolState) allowUndefined(key string) bool { return p.definedKeys[key] 
 
 // newPools validates NodePools and prepares them, highest weight first (ties by name). What
 // depends on the existing nodes (limits left, startup taints) is done by bindPools.
-func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon) ([]*poolState, error) {
+func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemonset.Template) ([]*poolState, error) {
 	sorted := append([]*NodePool(nil), nps...)
 	for i, np := range sorted {
 		if np == nil {
@@ -107,7 +107,7 @@ func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon) ([]*pool
 // bindPools gives one solve its own copy of prepared pools, with the limits left after the
 // existing nodes; the types and their memos stay shared. Existing nodes still starting lose
 // their pool's startup taints (they do not keep pods off) and hold their daemons' room.
-func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemon, dims *resources.Dims) []*poolState {
+func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemonset.Template, dims *resources.Dims) []*poolState {
 	out := make([]*poolState, len(prepared))
 	for i, prep := range prepared {
 		p := *prep
@@ -132,7 +132,7 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 	return out
 }
 
-func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (*poolState, error) {
+func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemonset.Template) (*poolState, error) {
 	p := &poolState{np: np, index: index, reqs: requirements.Requirements{}, definedKeys: map[string]bool{}, compatible: map[string][]*typeOption{}}
 	for i, r := range np.Requirements {
 		if err := requirements.ValidateNodePoolRequirement(r.NodeSelectorRequirement, r.MinValues); err != nil {
@@ -298,108 +298,43 @@ func offeringLess(a, b instancetype.Offering) bool {
 	return a.CapacityType < b.CapacityType
 }
 
-// daemon is a DaemonSet's pod template, prepared once.
-type daemon struct {
-	name         string
-	pod          *corev1.Pod
-	requests     resources.Vector
-	alternatives []requirements.Requirements
-	ports        []hostport.Port
-}
-
-func newDaemons(dss []*appsv1.DaemonSet, dims *resources.Dims) []*daemon {
-	var out []*daemon
-	for _, ds := range dss {
-		if ds == nil {
-			continue
-		}
-		pod := &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec}
-		pod.Namespace = ds.Namespace
-		alts, err := requirements.PodAlternatives(pod)
-		if err != nil {
-			continue // a daemon that can run nowhere takes no room
-		}
-		d := &daemon{name: ds.Namespace + "/" + ds.Name, pod: pod, alternatives: alts, ports: hostport.OfPod(pod)}
-		requests, err := resources.PodRequests(pod, dims)
-		if err != nil {
-			continue // a daemon with a negative request cannot run
-		}
-		d.requests = requests
-		out = append(out, d)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
-
-// runsOn reports whether the daemon's pod would run on a node with these taints and
-// requirements: it tolerates the taints and one of its alternatives is compatible.
-// PreferNoSchedule taints do not keep a daemon away (the DaemonSet controller and
-// kube-scheduler only filter on NoSchedule and NoExecute), so its pod counts there too.
-func (d *daemon) runsOn(taints []corev1.Taint, reqs requirements.Requirements, allowUndefined func(string) bool) bool {
-	pi := &podInfo{pod: d.pod, tolerateSoft: true}
-	if _, bad := pi.untoleratedTaint(taints); bad {
-		return false
-	}
-	for _, alt := range d.alternatives {
-		if reqs.IsCompatible(alt, allowUndefined) {
-			return true
-		}
-	}
-	return false
-}
-
 // reserveStartingDaemons holds room on nodes still starting for the DaemonSet pods that will
 // run there but are not bound yet, as Karpenter does for in-flight nodes. It runs once the
 // NodePools have dropped their startup taints from those nodes.
-func reserveStartingDaemons(existing []*existingNode, daemons []*daemon) {
+func reserveStartingDaemons(existing []*existingNode, daemons []*daemonset.Template) {
 	for _, n := range existing {
 		if n.initialized {
 			continue
 		}
 		for _, d := range daemons {
-			if n.daemonSets[d.name] || !d.runsOnNode(n) {
+			if n.daemonSets[d.Name] || !d.RunsOnNode(n.taints, n.labels) {
 				continue
 			}
-			n.used.Add(d.requests)
-			n.ports = append(n.ports, d.ports...)
+			n.used.Add(d.Requests)
+			n.ports = append(n.ports, d.Ports...)
 		}
 	}
 }
 
-// runsOnNode reports whether the daemon's pod would run on an existing node: it tolerates the
-// node's NoSchedule and NoExecute taints and one of its alternatives matches the labels.
-func (d *daemon) runsOnNode(n *existingNode) bool {
-	pi := &podInfo{pod: d.pod, tolerateSoft: true}
-	if _, bad := pi.untoleratedTaint(n.taints); bad {
-		return false
-	}
-	for _, alt := range d.alternatives {
-		if alt.Matches(n.labels) {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *poolState) applyDaemons(t *typeOption, daemons []*daemon, dims *resources.Dims) {
+func (p *poolState) applyDaemons(t *typeOption, daemons []*daemonset.Template, dims *resources.Dims) {
 	if len(daemons) == 0 {
 		return
 	}
 	reqs := p.reqs.Copy()
 	reqs.AddAll(t.Reqs)
 	for _, d := range daemons {
-		if d.runsOn(p.np.Taints, reqs, p.allowUndefined) {
-			t.daemons.Add(d.requests)
+		if d.RunsOn(p.np.Taints, reqs, p.allowUndefined) {
+			t.daemons.Add(d.Requests)
 		}
 	}
 	t.room.Sub(t.daemons)
 }
 
-func poolDaemonPorts(p *poolState, daemons []*daemon) []hostport.Port {
+func poolDaemonPorts(p *poolState, daemons []*daemonset.Template) []hostport.Port {
 	var out []hostport.Port
 	for _, d := range daemons {
-		if len(d.ports) > 0 && d.runsOn(p.np.Taints, p.reqs, p.allowUndefined) {
-			out = append(out, d.ports...)
+		if len(d.Ports) > 0 && d.RunsOn(p.np.Taints, p.reqs, p.allowUndefined) {
+			out = append(out, d.Ports...)
 		}
 	}
 	return out

@@ -5,12 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
@@ -78,8 +77,6 @@ type podInfo struct {
 	ruleKeysCache []string
 	ruleKeysFor   int
 }
-
-var discardLogger = logr.Discard()
 
 // newPodInfo validates and converts a pod; an error makes the pod unschedulable with the
 // returned constraint.
@@ -190,17 +187,8 @@ func (p *podInfo) relax(softTaints bool) bool {
 
 // untoleratedTaint returns the first taint the pod does not tolerate. PreferNoSchedule taints
 // count until the pod has relaxed them; startup taints are never passed here.
-func (p *podInfo) untoleratedTaint(taints []corev1.Taint) (corev1.Taint, bool) {
-	for i := range taints {
-		t := &taints[i]
-		if t.Effect == corev1.TaintEffectPreferNoSchedule && p.tolerateSoft {
-			continue
-		}
-		if !corev1helpers.TolerationsTolerateTaint(discardLogger, p.pod.Spec.Tolerations, t, false) {
-			return *t, true
-		}
-	}
-	return corev1.Taint{}, false
+func (p *podInfo) untoleratedTaint(nodeTaints []corev1.Taint) (corev1.Taint, bool) {
+	return taints.FirstUntolerated(p.pod.Spec.Tolerations, nodeTaints, p.tolerateSoft)
 }
 
 func taintString(t corev1.Taint) string {

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/daemonset"
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/skipset"
@@ -57,7 +58,7 @@ type solver struct {
 	// karpenter is set under StrategyKarpenter (see karpenter.go).
 	karpenter *karpenterState
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
-	daemons []*daemon
+	daemons []*daemonset.Template
 	// domainMemo holds the verdicts of the placed pod's topology rules on planned nodes.
 	domainMemo domainVerdicts
 }
