@@ -179,11 +179,11 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 				}
 				alts = alts[:0]
 				for _, alt := range class.pod.alternatives {
-					if pool.reqs.Conflict(alt) == "" && t.reqs.Conflict(alt) == "" {
+					if pool.reqs.Conflict(alt) == "" && t.Reqs.Conflict(alt) == "" {
 						alts = append(alts, alt)
 					}
 				}
-				for _, o := range t.offerings {
+				for _, o := range t.Offerings {
 					if o.ReservationID != "" {
 						continue
 					}
@@ -211,7 +211,7 @@ type capacityPrice struct {
 // reservations, by name, with the cheapest price of each.
 func cheapestByCapacityType(t *typeOption, buf []capacityPrice) []capacityPrice {
 	buf = buf[:0]
-	for _, o := range t.offerings {
+	for _, o := range t.Offerings {
 		if o.ReservationID != "" {
 			continue
 		}
@@ -256,7 +256,7 @@ func (s *solver) reservedRoom() resources.Vector {
 // paidPrice is the cheapest offering of t that reqs allow (nil: any) outside capacity
 // reservations, or -1.
 func paidPrice(t *typeOption, reqs requirements.Requirements) float64 {
-	for _, o := range t.offerings {
+	for _, o := range t.Offerings {
 		if o.ReservationID == "" && (reqs == nil || instancetype.OfferingAllowed(o, reqs)) {
 			return o.Price
 		}
@@ -269,7 +269,7 @@ func paidPrice(t *typeOption, reqs requirements.Requirements) float64 {
 func hostPrice(pool *poolState, t *typeOption, alts []requirements.Requirements) float64 {
 	best := -1.0
 	for _, alt := range alts {
-		if pool.reqs.Conflict(alt) != "" || t.reqs.Conflict(alt) != "" {
+		if pool.reqs.Conflict(alt) != "" || t.Reqs.Conflict(alt) != "" {
 			continue
 		}
 		if price := paidPrice(t, alt); price >= 0 && (best < 0 || price < best) {

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
@@ -63,7 +64,7 @@ func (t target) taints() []corev1.Taint {
 	return t.node.pool.np.Taints
 }
 
-func (t target) ports() []hostPort {
+func (t target) ports() []hostport.Port {
 	if t.existing != nil {
 		return t.existing.ports
 	}
@@ -141,7 +142,7 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 		}
 		pool := t.pool()
 		switch {
-		case pool.np.Replicas != nil, !pool.fitsLimits(make(resources.Vector, s.dims.Len())):
+		case pool.np.Replicas != nil, !pool.limits.Fits(make(resources.Vector, s.dims.Len())):
 			return ConstraintLimits
 		case len(pool.types) == 0:
 			return ConstraintNodeAffinity
@@ -151,7 +152,7 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 			return ConstraintTaints
 		}
 	case checkHostPorts:
-		if _, bad := portConflict(t.ports(), p.hostPorts); bad {
+		if _, bad := hostport.FirstConflict(t.ports(), p.hostPorts); bad {
 			return ConstraintHostPorts
 		}
 	case checkRoom:
@@ -197,18 +198,18 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 			return ConstraintLimits, fmt.Sprintf("nodepool %s is static (replicas %d): it keeps its node count and launches none for pods", pool.np.Name, *r)
 		}
 		if len(pool.types) > 0 {
-			return ConstraintLimits, fmt.Sprintf("limits reached (%s)", pool.exhaustedLimits(s.dims))
+			return ConstraintLimits, fmt.Sprintf("limits reached (%s)", pool.limits.Exhausted())
 		}
 		return ConstraintNodeAffinity, "no instance type satisfies the nodepool's requirements"
 	case checkTaints:
 		taint, _ := p.untoleratedTaint(t.taints())
 		return ConstraintTaints, "taint " + taintString(taint) + " not tolerated"
 	case checkHostPorts:
-		hp, _ := portConflict(t.ports(), p.hostPorts)
+		hp, _ := hostport.FirstConflict(t.ports(), p.hostPorts)
 		if t.fresh {
-			return ConstraintHostPorts, fmt.Sprintf("host port %d/%s is taken by a daemon", hp.port, hp.protocol)
+			return ConstraintHostPorts, fmt.Sprintf("host port %d/%s is taken by a daemon", hp.Port, hp.Protocol)
 		}
-		return ConstraintHostPorts, fmt.Sprintf("host port %d/%s is taken on %s", hp.port, hp.protocol, t.name())
+		return ConstraintHostPorts, fmt.Sprintf("host port %d/%s is taken on %s", hp.Port, hp.Protocol, t.name())
 	case checkRoom:
 		if t.existing != nil {
 			return ConstraintResources, fmt.Sprintf("node %s lacks room", t.name())

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodeplan/nodeplan/daemonset"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -26,7 +27,7 @@ type Cluster struct {
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
 type prepared struct {
 	dims    *resources.Dims
-	daemons []*daemon
+	daemons []*daemonset.Template
 	pools   []*poolState
 	// runningRequests memoises what each running pod uses, and existing each node's
 	// conversion, filled as solves meet them.
@@ -70,7 +71,7 @@ func Prepare(in Input) (*Cluster, error) {
 
 func prepare(in Input) (*prepared, error) {
 	dims := collectDims(in)
-	daemons := newDaemons(in.DaemonSets, dims)
+	daemons := daemonset.Templates(in.DaemonSets, dims)
 	pools, err := newPools(in.NodePools, dims, daemons)
 	if err != nil {
 		return nil, err
@@ -279,11 +280,11 @@ func (c *Cluster) daemonPodsFor(en *ExistingNode) []*corev1.Pod {
 	}
 	var out []*corev1.Pod
 	for _, d := range c.prep.daemons {
-		if !d.runsOnNode(n) {
+		if !d.RunsOnNode(n.taints, n.labels) {
 			continue
 		}
-		namespace, name, _ := strings.Cut(d.name, "/")
-		pod := &corev1.Pod{ObjectMeta: *d.pod.ObjectMeta.DeepCopy(), Spec: *d.pod.Spec.DeepCopy()}
+		namespace, name, _ := strings.Cut(d.Name, "/")
+		pod := &corev1.Pod{ObjectMeta: *d.Pod.ObjectMeta.DeepCopy(), Spec: *d.Pod.Spec.DeepCopy()}
 		pod.Namespace = namespace
 		pod.Name = name + "-" + en.Node.Name
 		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: name, Controller: ptrTo(true)}}

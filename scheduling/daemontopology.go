@@ -5,8 +5,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/daemonset"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // daemonCount is a DaemonSet whose pods some topology group counts. Every node that runs the
@@ -14,7 +16,7 @@ import (
 // count like any other pod: a DaemonSet in a workload's own namespace with the workload's
 // labels raises its zone's count with every node the plan opens there.
 type daemonCount struct {
-	d *daemon
+	d *daemonset.Template
 	// groups are the topology groups whose selector and namespaces match the daemon's pod.
 	groups []*topology.Group
 	// runs[pool index][type index] says whether the daemon runs on a node of that pool and
@@ -25,13 +27,13 @@ type daemonCount struct {
 // setupDaemonTopology finds the daemons some group counts and counts the pods they will add to
 // existing nodes still starting (initialized nodes already run theirs, counted as running pods).
 // With no such daemon it leaves ts.daemons nil and nothing else of the solve changes.
-func (s *solver) setupDaemonTopology(daemons []*daemon) {
+func (s *solver) setupDaemonTopology(daemons []*daemonset.Template) {
 	ts := s.topology
 	groups := ts.tracker.Groups()
 	for _, d := range daemons {
 		var matched []*topology.Group
 		for _, g := range groups {
-			if g.Matches(d.pod) {
+			if g.Matches(d.Pod) {
 				matched = append(matched, g)
 			}
 		}
@@ -43,8 +45,8 @@ func (s *solver) setupDaemonTopology(daemons []*daemon) {
 			dc.runs[i] = make([]bool, len(pool.types))
 			for j, t := range pool.types {
 				reqs := pool.reqs.Copy()
-				reqs.AddAll(t.reqs)
-				dc.runs[i][j] = d.runsOn(pool.np.Taints, reqs, pool.allowUndefined)
+				reqs.AddAll(t.Reqs)
+				dc.runs[i][j] = d.RunsOn(pool.np.Taints, reqs, pool.allowUndefined)
 			}
 		}
 		ts.daemons = append(ts.daemons, dc)
@@ -66,7 +68,7 @@ func (s *solver) setupDaemonTopology(daemons []*daemon) {
 			continue
 		}
 		for _, dc := range ts.daemons {
-			if n.daemonSets[dc.d.name] || !dc.d.runsOnNode(n) {
+			if n.daemonSets[dc.d.Name] || !dc.d.RunsOnNode(n.taints, n.labels) {
 				continue
 			}
 			for _, g := range dc.groups {
@@ -103,7 +105,7 @@ func (s *solver) settleDaemons(pool *poolState, reqs requirements.Requirements, 
 	}
 	var running []*daemonCount
 	for _, dc := range ts.daemons {
-		if !anyTrue(dc.runs[pool.index], options) || !dc.d.runsOn(pool.np.Taints, reqs, pool.allowUndefined) {
+		if !anyTrue(dc.runs[pool.index], options) || !dc.d.RunsOn(pool.np.Taints, reqs, pool.allowUndefined) {
 			continue
 		}
 		running = append(running, dc)
@@ -145,7 +147,7 @@ func (s *solver) settleDaemons(pool *poolState, reqs requirements.Requirements, 
 		reqs.Add(requirements.New(key, corev1.NodeSelectorOpIn, best))
 	}
 	if copied {
-		options = filterOptions(options, func(t *typeOption) bool { return typeAllows(t, reqs) })
+		options = filterOptions(options, func(t *typeOption) bool { return typeindex.Allows(&t.Type, reqs) })
 	}
 	if c, ok := cheapestChoice(options, reqs); ok {
 		for _, dc := range running {

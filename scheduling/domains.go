@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // The domains a topology key can take: on a new node of each NodePool, and, for a spread
@@ -28,11 +29,11 @@ func poolDomainValues(pool *poolState, key string) []string {
 	for _, t := range pool.types {
 		switch key {
 		case requirements.LabelTopologyZone:
-			for _, o := range t.offerings {
+			for _, o := range t.Offerings {
 				add(o.Zone)
 			}
 		case requirements.LabelCapacityType:
-			for _, o := range t.offerings {
+			for _, o := range t.Offerings {
 				add(o.CapacityType)
 			}
 		case requirements.LabelInstanceType:
@@ -147,7 +148,7 @@ func poolCanHost(pool *poolState, p *podInfo, key, value string) bool {
 		reqs := alt.Copy()
 		reqs.Add(pin)
 		for _, t := range pool.types {
-			if typeAllows(t, reqs) {
+			if typeindex.Allows(&t.Type, reqs) {
 				return true
 			}
 		}

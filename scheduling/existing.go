@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
@@ -25,7 +26,7 @@ type existingNode struct {
 	capacity    resources.Vector
 	allocatable resources.Vector
 	used        resources.Vector
-	ports       []hostPort
+	ports       []hostport.Port
 	attach      *volume.AttachCounter
 	attachLimit map[string]int
 	placed      []*podInfo
@@ -132,7 +133,7 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		v, known := requests[pod]
 		if !known {
 			var err error
-			if v, err = podRequests(pod, dims); err != nil {
+			if v, err = resources.PodRequests(pod, dims); err != nil {
 				// A running pod's negative request is kept as it is: the pod runs.
 				v = dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
 				v[resources.Pods] = 1000
@@ -140,7 +141,7 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 			requests[pod] = v
 		}
 		n.used.Add(v)
-		n.ports = append(n.ports, podHostPorts(pod)...)
+		n.ports = append(n.ports, hostport.OfPod(pod)...)
 		for _, ref := range pod.OwnerReferences {
 			if ref.Kind == "DaemonSet" {
 				if n.daemonSets == nil {

@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -39,7 +36,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 			}
 		}
 		return reject(true, ConstraintLimits, checkOptions, "limits %s leave no room for a node that fits the pod (%s; the smallest type that fits, %s, has %s)",
-			formatLimits(pool.np.Limits), pool.takenLimits(s.dims), smallest.it.Name, formatCapacity(smallest.capacity, pool, s.dims))
+			pool.limits.String(), pool.limits.Taken(), smallest.it.Name, pool.limits.Capacity(smallest.capacity))
 	}
 	// Name the first resource no compatible type has room for, with the largest room seen.
 	for i := 0; i < s.dims.Len(); i++ {
@@ -100,42 +97,6 @@ func formatVector(dims *resources.Dims, v resources.Vector) string {
 		s += fmt.Sprintf("%s %s", dims.Name(i), q.String())
 	}
 	return "(" + s + ")"
-}
-
-func formatLimits(l corev1.ResourceList) string {
-	names := make([]string, 0, len(l))
-	for n := range l {
-		names = append(names, string(n))
-	}
-	sort.Strings(names)
-	s := ""
-	for _, n := range names {
-		if s != "" {
-			s += ", "
-		}
-		s += n + " " + plainQuantity(l[corev1.ResourceName(n)])
-	}
-	return "(" + s + ")"
-}
-
-// plainQuantity writes a whole decimal quantity as a plain number ("1000", not "1k"), as users
-// write cpu and limits; other quantities keep their canonical form ("12Gi", "1500m").
-func plainQuantity(q resource.Quantity) string {
-	if q.Format == resource.DecimalSI && q.MilliValue()%1000 == 0 {
-		return strconv.FormatInt(q.Value(), 10)
-	}
-	return q.String()
-}
-
-// formatCapacity writes the limited resources of a capacity vector, e.g. "cpu 4".
-func formatCapacity(capacity resources.Vector, pool *poolState, dims *resources.Dims) string {
-	var parts []string
-	for _, name := range sortedLimitNames(pool.np.Limits) {
-		if i, ok := dims.Index(corev1.ResourceName(name)); ok {
-			parts = append(parts, name+" "+plainQuantity(resources.Quantity(corev1.ResourceName(name), capacity[i])))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // describeExclusion names the requirement on key, saying so when it is the NodePool's default

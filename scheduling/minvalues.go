@@ -35,13 +35,13 @@ func distinctValues(key string, options []*typeOption, reqs requirements.Require
 		case requirements.LabelInstanceType:
 			seen[t.it.Name] = true
 		case requirements.LabelTopologyZone:
-			for _, o := range t.offerings {
+			for _, o := range t.Offerings {
 				if !constrained || r.Has(o.Zone) {
 					seen[o.Zone] = true
 				}
 			}
 		case requirements.LabelCapacityType:
-			for _, o := range t.offerings {
+			for _, o := range t.Offerings {
 				if !constrained || r.Has(o.CapacityType) {
 					seen[o.CapacityType] = true
 				}

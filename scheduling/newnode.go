@@ -3,8 +3,10 @@ package scheduling
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -22,7 +24,7 @@ type newNode struct {
 	maxRoom  resources.Vector
 	used     resources.Vector
 	reserved resources.Vector // capacity held against the pool's limits
-	ports    []hostPort
+	ports    []hostport.Port
 	attach   *volume.AttachCounter
 	pods     []*podInfo
 	notes    []string
@@ -120,9 +122,9 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 // else into a new array; an unchanged list is from itself.
 func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*typeOption {
 	// The requirement test is compiled once for all options (see typeIndex).
-	var f typeFilter
+	var f typeindex.Filter
 	if reqsChanged {
-		f = pool.typeIndex.compile(reqs, &pool.filters)
+		f = pool.typeIndex.Compile(reqs, &pool.filters)
 	}
 	// resources.FitsSum(used, p.requests, room) with the sums made once, on the resources
 	// the pod asks for; volume and limit tests only when the pod or pool has them.
@@ -134,7 +136,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 			dims, need = append(dims, i), append(need, used[i]+x)
 		}
 	}
-	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.remaining != nil
+	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.limits.Set()
 	keep := func(t *typeOption) bool {
 		for k, d := range dims {
 			if need[k] > t.room[d] {
@@ -144,10 +146,10 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 		if checkAttach && !attachFits(t, attach, p.volumes.Claims) {
 			return false
 		}
-		if reqsChanged && !f.allows(t) {
+		if reqsChanged && !f.Allows(&t.Type) {
 			return false
 		}
-		return !checkLimits || pool.fitsLimitsWith(t.capacity, reserved)
+		return !checkLimits || pool.limits.FitsWith(t.capacity, reserved)
 	}
 	// Each option is judged once; the verdicts wait in a scratch buffer while the result's
 	// size is not known.
@@ -178,12 +180,6 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 		}
 	}
 	return out
-}
-
-// typeAllows reports whether a node of type t can meet reqs: its labels agree and it has an
-// available offering in an allowed zone and capacity type.
-func typeAllows(t *typeOption, reqs requirements.Requirements) bool {
-	return t.reqs.Conflict(reqs) == "" && anyOfferingAllowed(t, reqs)
 }
 
 // tryNewNode checks whether pod p can join node n; on success it returns the state to commit.
@@ -234,7 +230,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 		n.ownsOptions = true
 		n.options = c.options
 		n.maxRoom = maxRoom(n.options, s.dims)
-		n.pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
+		n.pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
 	}
 	if reqsChanged || optionsChanged {
 		n.orderByPrice(reqsChanged)
@@ -263,8 +259,8 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.reqs = reqs
 	n.options = options
 	n.maxRoom = maxRoom(n.options, s.dims)
-	pool.reserve(n.reserved, maxCapacity(n.options, s.dims))
-	pool.reserveNode()
+	pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
+	pool.limits.TakeNode()
 	n.notes = best.notes
 	n.orderByPrice(true)
 	p.placedAlt = best.alt
@@ -334,7 +330,7 @@ func sameArray(a, b []*typeOption) bool {
 func (s *solver) settleLimits() bool {
 	settled := false
 	for _, n := range s.nodes {
-		if n.pool.remaining == nil || len(n.pods) == 0 || len(n.options) < 2 {
+		if !n.pool.limits.Set() || len(n.pods) == 0 || len(n.options) < 2 {
 			continue
 		}
 		c, found := cheapestChoice(n.options, n.reqs)
@@ -347,7 +343,7 @@ func (s *solver) settleLimits() bool {
 		n.ownsOptions, n.spareOptions = true, nil
 		n.maxRoom = maxRoom(n.options, s.dims)
 		capacity := maxCapacity(n.options, s.dims)
-		n.pool.reserve(n.reserved, capacity)
+		n.pool.limits.Move(n.reserved, capacity)
 		n.orderByPrice(false)
 		s.updateFree(n)
 		for i := range held {
@@ -373,7 +369,7 @@ func (s *solver) emptyNode(pool *poolState) *newNode {
 		maxRoom:  maxRoom(pool.types, s.dims),
 		used:     make(resources.Vector, s.dims.Len()),
 		reserved: make(resources.Vector, s.dims.Len()+1),
-		ports:    append([]hostPort(nil), pool.daemonPorts...),
+		ports:    append([]hostport.Port(nil), pool.daemonPorts...),
 		attach:   volume.NewAttachCounter(),
 
 		priceOrderCache: s.priceOrderCache,
@@ -396,7 +392,7 @@ func (s *solver) openStaticNodes() {
 			}
 		}
 		for missing := *pool.np.Replicas - have; missing > 0 && len(pool.types) > 0; missing-- {
-			if pool.limited != nil && pool.limited[s.dims.Len()] && pool.remaining[s.dims.Len()] < 1 {
+			if !pool.limits.NodeLeft() {
 				break
 			}
 			n := s.emptyNode(pool)
@@ -405,7 +401,7 @@ func (s *solver) openStaticNodes() {
 			n.reqs, n.options, daemons = s.settleDaemons(pool, n.reqs, n.options)
 			n.maxRoom = maxRoom(n.options, s.dims)
 			s.claimNodeName(pool, n.name)
-			pool.reserveNode()
+			pool.limits.TakeNode()
 			n.index = len(s.nodes)
 			s.recordDaemons(n, daemons)
 			n.orderByPrice(true)

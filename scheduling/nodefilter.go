@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // decideNodeFilter settles, for a new node p joins, whether the group g counts the pods on it,
@@ -87,7 +88,7 @@ func negation(r *requirements.Requirement) *requirements.Requirement {
 
 func anyTypeAllows(options []*typeOption, reqs requirements.Requirements) bool {
 	for _, t := range options {
-		if typeAllows(t, reqs) {
+		if typeindex.Allows(&t.Type, reqs) {
 			return true
 		}
 	}
@@ -106,7 +107,7 @@ func cheapestAllowed(options []*typeOption, reqs requirements.Requirements) *typ
 // matchesFilter reports whether a type's own requirements satisfy one of the alternatives.
 func matchesFilter(t *typeOption, filter []requirements.Requirements) bool {
 	for _, alt := range filter {
-		if t.reqs.Conflict(alt) == "" && typeAllows(t, alt) {
+		if t.Reqs.Conflict(alt) == "" && typeindex.Allows(&t.Type, alt) {
 			return true
 		}
 	}

@@ -7,12 +7,15 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/daemonset"
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/limits"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // poolState is a NodePool prepared for one solve: its requirement set, the instance types it
@@ -26,22 +29,19 @@ type poolState struct {
 	// labels, the well-known keys and every label its instance types set.
 	definedKeys map[string]bool
 	types       []*typeOption
-	// typeIndex answers which types meet a requirement set (see typeFilter).
-	typeIndex *typeIndex
-	// limits are the NodePool's limits as a vector (capacity, then nodes), nil when it has
-	// none; remaining is what they still allow in one solve.
-	limits    resources.Vector
-	remaining resources.Vector
-	limited   []bool
+	// typeIndex answers which types meet a requirement set.
+	typeIndex *typeindex.Index
+	// limits is what the NodePool's limits still allow in one solve.
+	limits limits.Left
 	// daemonPorts are host ports of daemons that run on every node of the pool.
-	daemonPorts []hostPort
+	daemonPorts []hostport.Port
 	// minValues lists the pool's keys with a minValues bound.
 	minValues []minValuesRule
 	nodeCount int
 	// scratch is a per-type flag buffer, all false between uses.
 	scratch []bool
-	// filters holds the buffers of the solve's type filters (see typeIndex.compile).
-	filters filterScratch
+	// filters holds the buffers of the solve's type filters.
+	filters typeindex.Scratch
 	// compatible memoises compatibleTypes, for explanations; shared by the solves of a
 	// prepared Cluster.
 	compatible map[string][]*typeOption
@@ -52,33 +52,27 @@ type minValuesRule struct {
 	min int
 }
 
-// typeOption is an instance type as a pool sees it.
+// typeOption is an instance type as a pool sees it. Its Reqs are the type's label
+// requirements; its Offerings the available ones the pool's requirements allow, cheapest
+// first.
 type typeOption struct {
+	typeindex.Type
 	// index is the type's position in its pool's types.
 	index int
 	it    *instancetype.InstanceType
-	reqs  requirements.Requirements
 	// room is allocatable minus the requests of the pool's daemons on this type.
 	room     resources.Vector
 	capacity resources.Vector
 	daemons  resources.Vector
-	// offerings are the available ones the pool's requirements allow, cheapest first.
-	offerings []instancetype.Offering
-	// cheapest is the price of the cheapest such offering.
+	// cheapest is the price of the cheapest offering.
 	cheapest float64
-	// ix is the index of the pool's types this one belongs to; pairs has a bit per
-	// (zone, capacity type) of its offerings, and offerPairs the bit of each offering (see
-	// typeIndex).
-	ix         *typeIndex
-	pairs      uint64
-	offerPairs []uint8
 }
 
 func (p *poolState) allowUndefined(key string) bool { return p.definedKeys[key] }
 
 // newPools validates NodePools and prepares them, highest weight first (ties by name). What
 // depends on the existing nodes (limits left, startup taints) is done by bindPools.
-func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon) ([]*poolState, error) {
+func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemonset.Template) ([]*poolState, error) {
 	sorted := append([]*NodePool(nil), nps...)
 	for i, np := range sorted {
 		if np == nil {
@@ -113,22 +107,18 @@ func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemon) ([]*pool
 // bindPools gives one solve its own copy of prepared pools, with the limits left after the
 // existing nodes; the types and their memos stay shared. Existing nodes still starting lose
 // their pool's startup taints (they do not keep pods off) and hold their daemons' room.
-func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemon, dims *resources.Dims) []*poolState {
+func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemonset.Template, dims *resources.Dims) []*poolState {
 	out := make([]*poolState, len(prepared))
 	for i, prep := range prepared {
 		p := *prep
 		p.scratch = make([]bool, len(p.types))
-		p.filters = filterScratch{} // buffers of its own: solves may run at once
-		if prep.limits != nil {
-			p.remaining = prep.limits.Clone()
+		p.filters = typeindex.Scratch{} // buffers of its own: solves may run at once
+		if prep.limits.Set() {
+			p.limits = prep.limits.Clone()
 			for _, n := range existing {
-				if n.nodePool != p.np.Name {
-					continue
+				if n.nodePool == p.np.Name {
+					p.limits.Take(n.capacity)
 				}
-				for i := range n.capacity {
-					p.remaining[i] -= n.capacity[i]
-				}
-				p.remaining[dims.Len()]--
 			}
 		}
 		for _, n := range existing {
@@ -142,7 +132,7 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 	return out
 }
 
-func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (*poolState, error) {
+func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemonset.Template) (*poolState, error) {
 	p := &poolState{np: np, index: index, reqs: requirements.Requirements{}, definedKeys: map[string]bool{}, compatible: map[string][]*typeOption{}}
 	for i, r := range np.Requirements {
 		if err := requirements.ValidateNodePoolRequirement(r.NodeSelectorRequirement, r.MinValues); err != nil {
@@ -207,26 +197,13 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemon) (
 	for i, t := range p.types {
 		t.index = i
 	}
-	p.typeIndex = newTypeIndex(p.types)
+	p.typeIndex = typeindex.New(len(p.types), func(i int) *typeindex.Type { return &p.types[i].Type })
 	p.daemonPorts = poolDaemonPorts(p, daemons)
-	if name, err := resources.CheckList(np.Limits); err != nil {
-		return nil, fmt.Errorf("limits.%s: %w", name, err)
+	l, err := limits.New(np.Limits, dims)
+	if err != nil {
+		return nil, err
 	}
-	if len(np.Limits) > 0 {
-		p.limits = make(resources.Vector, dims.Len()+1)
-		p.limited = make([]bool, dims.Len()+1)
-		for name, q := range np.Limits {
-			if name == "nodes" {
-				p.limits[dims.Len()] = q.Value()
-				p.limited[dims.Len()] = true
-				continue
-			}
-			if i, ok := dims.Index(name); ok {
-				p.limits[i] = q.MilliValue()
-				p.limited[i] = true
-			}
-		}
-	}
+	p.limits = l
 	return p, nil
 }
 
@@ -248,7 +225,7 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	}
 	if _, has := reqs[requirements.LabelTopologyRegion]; !has {
 		// Types do not name their region; their zones do, by the <region><letter> convention.
-		if regions := offeringRegions(it); len(regions) > 0 {
+		if regions := it.OfferingRegions(); len(regions) > 0 {
 			reqs[requirements.LabelTopologyRegion] = requirements.New(requirements.LabelTopologyRegion, corev1.NodeSelectorOpIn, regions...)
 		}
 	}
@@ -261,13 +238,12 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	}
 	sort.SliceStable(offerings, func(i, j int) bool { return offeringLess(offerings[i], offerings[j]) })
 	return &typeOption{
-		it:        it,
-		reqs:      reqs,
-		room:      dims.Vector(it.Allocatable()),
-		capacity:  dims.Vector(it.Capacity),
-		daemons:   make(resources.Vector, dims.Len()),
-		offerings: offerings,
-		cheapest:  offerings[0].Price,
+		Type:     typeindex.Type{Reqs: reqs, Offerings: offerings},
+		it:       it,
+		room:     dims.Vector(it.Allocatable()),
+		capacity: dims.Vector(it.Capacity),
+		daemons:  make(resources.Vector, dims.Len()),
+		cheapest: offerings[0].Price,
 	}
 }
 
@@ -302,63 +278,15 @@ func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOptio
 		return out
 	}
 	var out []*typeOption
-	f := p.typeIndex.compile(reqs, &p.filters)
+	f := p.typeIndex.Compile(reqs, &p.filters)
 	for _, t := range p.types {
-		if f.allows(t) {
+		if f.Allows(&t.Type) {
 			out = append(out, t)
 		}
 	}
 	p.compatible[key.String()] = out
 	return out
 }
-
-// offeringRegions returns the regions of the type's available offerings when every zone names
-// its region, else nil.
-func offeringRegions(it *instancetype.InstanceType) []string {
-	var out []string
-	for _, o := range it.Offerings {
-		if !o.Available {
-			continue
-		}
-		region, ok := zoneRegion(o.Zone)
-		if !ok {
-			return nil
-		}
-		out = append(out, region)
-	}
-	return out
-}
-
-// zoneRegion returns the region of a zone named <region><letter>, the region being
-// <letters>-<letters>-<digits> (us-west-2a: us-west-2), as zoneSuffix matches, without a
-// regular expression: it runs for every offering of every type.
-func zoneRegion(zone string) (string, bool) {
-	n := len(zone)
-	if n < 2 || !isLower(zone[n-1]) {
-		return "", false
-	}
-	part, length := 0, 0
-	for i := 0; i < n-1; i++ {
-		c := zone[i]
-		switch {
-		case c == '-':
-			if length == 0 || part == 2 {
-				return "", false
-			}
-			part, length = part+1, 0
-		case part < 2 && isLower(c), part == 2 && c >= '0' && c <= '9':
-			length++
-		default:
-			return "", false
-		}
-	}
-	if part != 2 || length == 0 {
-		return "", false
-	}
-	return zone[:n-1], true
-}
-
-func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func offeringLess(a, b instancetype.Offering) bool {
 	if a.Price != b.Price {
@@ -370,209 +298,49 @@ func offeringLess(a, b instancetype.Offering) bool {
 	return a.CapacityType < b.CapacityType
 }
 
-// daemon is a DaemonSet's pod template, prepared once.
-type daemon struct {
-	name         string
-	pod          *corev1.Pod
-	requests     resources.Vector
-	alternatives []requirements.Requirements
-	ports        []hostPort
-}
-
-func newDaemons(dss []*appsv1.DaemonSet, dims *resources.Dims) []*daemon {
-	var out []*daemon
-	for _, ds := range dss {
-		if ds == nil {
-			continue
-		}
-		pod := &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec}
-		pod.Namespace = ds.Namespace
-		alts, err := requirements.PodAlternatives(pod)
-		if err != nil {
-			continue // a daemon that can run nowhere takes no room
-		}
-		d := &daemon{name: ds.Namespace + "/" + ds.Name, pod: pod, alternatives: alts, ports: podHostPorts(pod)}
-		requests, err := podRequests(pod, dims)
-		if err != nil {
-			continue // a daemon with a negative request cannot run
-		}
-		d.requests = requests
-		out = append(out, d)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
-
-// runsOn reports whether the daemon's pod would run on a node with these taints and
-// requirements: it tolerates the taints and one of its alternatives is compatible.
-// PreferNoSchedule taints do not keep a daemon away (the DaemonSet controller and
-// kube-scheduler only filter on NoSchedule and NoExecute), so its pod counts there too.
-func (d *daemon) runsOn(taints []corev1.Taint, reqs requirements.Requirements, allowUndefined func(string) bool) bool {
-	pi := &podInfo{pod: d.pod, tolerateSoft: true}
-	if _, bad := pi.untoleratedTaint(taints); bad {
-		return false
-	}
-	for _, alt := range d.alternatives {
-		if reqs.IsCompatible(alt, allowUndefined) {
-			return true
-		}
-	}
-	return false
-}
-
 // reserveStartingDaemons holds room on nodes still starting for the DaemonSet pods that will
 // run there but are not bound yet, as Karpenter does for in-flight nodes. It runs once the
 // NodePools have dropped their startup taints from those nodes.
-func reserveStartingDaemons(existing []*existingNode, daemons []*daemon) {
+func reserveStartingDaemons(existing []*existingNode, daemons []*daemonset.Template) {
 	for _, n := range existing {
 		if n.initialized {
 			continue
 		}
 		for _, d := range daemons {
-			if n.daemonSets[d.name] || !d.runsOnNode(n) {
+			if n.daemonSets[d.Name] || !d.RunsOnNode(n.taints, n.labels) {
 				continue
 			}
-			n.used.Add(d.requests)
-			n.ports = append(n.ports, d.ports...)
+			n.used.Add(d.Requests)
+			n.ports = append(n.ports, d.Ports...)
 		}
 	}
 }
 
-// runsOnNode reports whether the daemon's pod would run on an existing node: it tolerates the
-// node's NoSchedule and NoExecute taints and one of its alternatives matches the labels.
-func (d *daemon) runsOnNode(n *existingNode) bool {
-	pi := &podInfo{pod: d.pod, tolerateSoft: true}
-	if _, bad := pi.untoleratedTaint(n.taints); bad {
-		return false
-	}
-	for _, alt := range d.alternatives {
-		if alt.Matches(n.labels) {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *poolState) applyDaemons(t *typeOption, daemons []*daemon, dims *resources.Dims) {
+func (p *poolState) applyDaemons(t *typeOption, daemons []*daemonset.Template, dims *resources.Dims) {
 	if len(daemons) == 0 {
 		return
 	}
 	reqs := p.reqs.Copy()
-	reqs.AddAll(t.reqs)
+	reqs.AddAll(t.Reqs)
 	for _, d := range daemons {
-		if d.runsOn(p.np.Taints, reqs, p.allowUndefined) {
-			t.daemons.Add(d.requests)
+		if d.RunsOn(p.np.Taints, reqs, p.allowUndefined) {
+			t.daemons.Add(d.Requests)
 		}
 	}
 	t.room.Sub(t.daemons)
 }
 
-func poolDaemonPorts(p *poolState, daemons []*daemon) []hostPort {
-	var out []hostPort
+func poolDaemonPorts(p *poolState, daemons []*daemonset.Template) []hostport.Port {
+	var out []hostport.Port
 	for _, d := range daemons {
-		if len(d.ports) > 0 && d.runsOn(p.np.Taints, p.reqs, p.allowUndefined) {
-			out = append(out, d.ports...)
+		if len(d.Ports) > 0 && d.RunsOn(p.np.Taints, p.reqs, p.allowUndefined) {
+			out = append(out, d.Ports...)
 		}
 	}
 	return out
 }
 
-// fitsLimits reports whether a node of this capacity still fits the pool's limits.
-func (p *poolState) fitsLimits(capacity resources.Vector) bool {
-	if p.remaining == nil {
-		return true
-	}
-	for i, c := range capacity {
-		if p.limited[i] && c > p.remaining[i] {
-			return false
-		}
-	}
-	n := len(capacity)
-	return !p.limited[n] || p.remaining[n] >= 1
-}
-
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-
-// fitsLimitsWith reports whether a node of this capacity fits the limits, counting the
-// capacity the node already holds (reserved) as available to it.
-func (p *poolState) fitsLimitsWith(capacity, reserved resources.Vector) bool {
-	if p.remaining == nil {
-		return true
-	}
-	for i, c := range capacity {
-		if p.limited[i] && c > p.remaining[i]+reserved[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// reserve moves a node's hold on the limits from reserved to capacity (Karpenter holds the
-// largest capacity a node could still launch as).
-func (p *poolState) reserve(reserved, capacity resources.Vector) {
-	if p.remaining == nil {
-		return
-	}
-	for i, c := range capacity {
-		p.remaining[i] += reserved[i] - c
-		reserved[i] = c
-	}
-}
-
-// exhaustedLimits names the limits nothing is left of, e.g. "cpu 12 of 8 taken", counting
-// existing nodes and the nodes planned so far.
-func (p *poolState) exhaustedLimits(dims *resources.Dims) string {
-	return p.describeLimits(dims, true)
-}
-
-// takenLimits says how much of every limit existing and planned nodes hold, e.g.
-// "cpu 998 of 1000 taken".
-func (p *poolState) takenLimits(dims *resources.Dims) string {
-	return p.describeLimits(dims, false)
-}
-
-func (p *poolState) describeLimits(dims *resources.Dims, exhaustedOnly bool) string {
-	var parts []string
-	for _, name := range sortedLimitNames(p.np.Limits) {
-		limit := p.np.Limits[corev1.ResourceName(name)]
-		if name == "nodes" {
-			if left := p.remaining[dims.Len()]; left < 1 || !exhaustedOnly {
-				parts = append(parts, fmt.Sprintf("nodes %d of %s taken", limit.Value()-left, plainQuantity(limit)))
-			}
-			continue
-		}
-		i, ok := dims.Index(corev1.ResourceName(name))
-		if !ok || (exhaustedOnly && p.remaining[i] >= 0) {
-			continue
-		}
-		taken := resources.Quantity(corev1.ResourceName(name), limit.MilliValue()-p.remaining[i])
-		parts = append(parts, fmt.Sprintf("%s %s of %s taken", name, plainQuantity(taken), plainQuantity(limit)))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func sortedLimitNames(l corev1.ResourceList) []string {
-	names := make([]string, 0, len(l))
-	for name := range l {
-		names = append(names, string(name))
-	}
-	sort.Strings(names)
-	return names
-}
-
-// reserveNode counts one more node against the nodes limit.
-func (p *poolState) reserveNode() {
-	if p.remaining != nil {
-		p.remaining[len(p.remaining)-1]--
-	}
-}
-
-// releaseNode gives back one node of the nodes limit.
-func (p *poolState) releaseNode() {
-	if p.remaining != nil {
-		p.remaining[len(p.remaining)-1]++
-	}
-}
 
 // withoutUnaskedReservations drops reserved offerings unless the NodePool names the reserved
 // capacity type in its requirements: Karpenter launches into capacity reservations only for

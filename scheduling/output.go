@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // choice is the offering a new node launches with.
@@ -37,15 +37,15 @@ func cheapestChoiceWithin(options []*typeOption, reqs requirements.Requirements,
 	if len(options) == 0 {
 		return best, false
 	}
-	f := offeringFilter(options[0].ix, reqs)
+	f := typeindex.OfferingFilter(options[0].Index(), reqs)
 	for _, t := range options {
-		first := f.cheapestOffering(t)
+		first := f.CheapestOffering(&t.Type)
 		if first < 0 {
 			continue
 		}
-		for i := first; i < len(t.offerings); i++ {
-			o := &t.offerings[i]
-			if i > first && !f.offeringAllowed(t, i) {
+		for i := first; i < len(t.Offerings); i++ {
+			o := &t.Offerings[i]
+			if i > first && !f.OfferingAllowed(&t.Type, i) {
 				continue
 			}
 			if o.ReservationID != "" && reservationsLeft != nil && reservationsLeft[o.ReservationID] <= 0 {
@@ -72,13 +72,11 @@ func choiceTieLess(t *typeOption, o instancetype.Offering, best choice) bool {
 
 // cheapestPrice is the price of the cheapest offering of t allowed by reqs, or -1.
 func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
-	if i := cheapestOfferingScan(t, reqs); i >= 0 {
-		return t.offerings[i].Price
+	if i := typeindex.CheapestOffering(&t.Type, reqs); i >= 0 {
+		return t.Offerings[i].Price
 	}
 	return -1
 }
-
-var zoneSuffix = regexp.MustCompile(`^([a-z]+-[a-z]+-[0-9]+)[a-z]$`)
 
 // regionOf returns the region a node lands in: the requirement or type label when set, else
 // the cloud convention of a zone named <region><letter>.
@@ -86,10 +84,8 @@ func regionOf(labels map[string]string, zone string) string {
 	if r, ok := labels[requirements.LabelTopologyRegion]; ok {
 		return r
 	}
-	if m := zoneSuffix.FindStringSubmatch(zone); m != nil {
-		return m[1]
-	}
-	return ""
+	region, _ := instancetype.ZoneRegion(zone)
+	return region
 }
 
 // plan renders the solver state as a Plan.
@@ -191,7 +187,7 @@ func (s *solver) reservationCapacity() map[string]int {
 func (s *solver) eachReservedOffering(f func(t *typeOption, o instancetype.Offering)) {
 	for _, pool := range s.pools {
 		for _, t := range pool.types {
-			for _, o := range t.offerings {
+			for _, o := range t.Offerings {
 				if o.ReservationID != "" {
 					f(t, o)
 				}
@@ -234,7 +230,7 @@ func (s *solver) launchableDomains() map[string][]string {
 	for _, pool := range s.pools {
 		zoneReq, constrained := pool.reqs[requirements.LabelTopologyZone]
 		for _, t := range pool.types {
-			for _, o := range t.offerings {
+			for _, o := range t.Offerings {
 				if !constrained || zoneReq.Has(o.Zone) {
 					zones[o.Zone] = true
 				}

@@ -5,12 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
@@ -33,7 +32,7 @@ type podInfo struct {
 	prefIndex   int
 	// tolerateSoft is set once PreferNoSchedule taints may be tolerated.
 	tolerateSoft bool
-	hostPorts    []hostPort
+	hostPorts    []hostport.Port
 	volumes      volume.PodVolumes
 	// relaxations lists what was given up to place the pod, for explanations.
 	relaxations []string
@@ -79,8 +78,6 @@ type podInfo struct {
 	ruleKeysFor   int
 }
 
-var discardLogger = logr.Discard()
-
 // newPodInfo validates and converts a pod; an error makes the pod unschedulable with the
 // returned constraint.
 func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.Index, policy PreferencePolicy) (*podInfo, Constraint, error) {
@@ -88,10 +85,10 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 	if len(pod.Spec.Containers) == 0 {
 		return p, ConstraintValidation, fmt.Errorf("pod has no containers")
 	}
-	if err := checkPodQuantities(&pod.Spec); err != nil {
+	if err := resources.CheckPod(&pod.Spec); err != nil {
 		return p, ConstraintValidation, err
 	}
-	requests, err := podRequests(pod, dims)
+	requests, err := resources.PodRequests(pod, dims)
 	if err != nil {
 		return p, ConstraintValidation, err
 	}
@@ -112,7 +109,7 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 	} else {
 		p.tolerateSoft = true
 	}
-	p.hostPorts = podHostPorts(pod)
+	p.hostPorts = hostport.OfPod(pod)
 	if vols != nil {
 		pv, err := vols.ForPod(pod)
 		if err != nil {
@@ -121,36 +118,6 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 		p.volumes = pv
 	}
 	return p, "", nil
-}
-
-// checkPodQuantities refuses requests, limits and overhead too large for milli-unit vectors,
-// alone or summed over the containers.
-func checkPodQuantities(spec *corev1.PodSpec) error {
-	lists := []corev1.ResourceList{spec.Overhead}
-	if spec.Resources != nil {
-		lists = append(lists, spec.Resources.Requests, spec.Resources.Limits)
-	}
-	var sums []corev1.ResourceList
-	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-		for i := range cs {
-			lists = append(lists, cs[i].Resources.Requests, cs[i].Resources.Limits)
-		}
-	}
-	for i := range spec.Containers {
-		sums = append(sums, spec.Containers[i].Resources.Requests)
-	}
-	for _, l := range lists {
-		if name, err := resources.CheckList(l); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if len(sums) < 2 && len(spec.Overhead) == 0 {
-		return nil // one list alone is bounded above
-	}
-	if name, ok := resources.CheckSum(append(sums, spec.Overhead)...); !ok {
-		return fmt.Errorf("the containers' %s requests add up to more than 4e15", name)
-	}
-	return nil
 }
 
 // restrictedPodKey returns a karpenter.sh key a pod requires that no NodePool can provide.
@@ -220,17 +187,8 @@ func (p *podInfo) relax(softTaints bool) bool {
 
 // untoleratedTaint returns the first taint the pod does not tolerate. PreferNoSchedule taints
 // count until the pod has relaxed them; startup taints are never passed here.
-func (p *podInfo) untoleratedTaint(taints []corev1.Taint) (corev1.Taint, bool) {
-	for i := range taints {
-		t := &taints[i]
-		if t.Effect == corev1.TaintEffectPreferNoSchedule && p.tolerateSoft {
-			continue
-		}
-		if !corev1helpers.TolerationsTolerateTaint(discardLogger, p.pod.Spec.Tolerations, t, false) {
-			return *t, true
-		}
-	}
-	return corev1.Taint{}, false
+func (p *podInfo) untoleratedTaint(nodeTaints []corev1.Taint) (corev1.Taint, bool) {
+	return taints.FirstUntolerated(p.pod.Spec.Tolerations, nodeTaints, p.tolerateSoft)
 }
 
 func taintString(t corev1.Taint) string {
@@ -264,77 +222,6 @@ func (p *podInfo) activeTerms() []topology.Term {
 		p.activeFor = p.softRelaxed
 	}
 	return p.activeCache
-}
-
-// podRequests returns what a pod uses of a node, kube-scheduler's way, plus one pod. Pods
-// with only regular containers and no overhead or pod-level resources (nearly all) are summed
-// directly; the rest go through component-helpers' PodRequests for init containers,
-// sidecars, overhead and pod-level resources. A container's limit stands for its missing
-// request, as the API server defaults it on every pod it admits (a DaemonSet's template is
-// not defaulted, its pods are).
-func podRequests(pod *corev1.Pod, dims *resources.Dims) (resources.Vector, error) {
-	v := make(resources.Vector, dims.Len())
-	simple := len(pod.Spec.InitContainers) == 0 && pod.Spec.Overhead == nil && pod.Spec.Resources == nil
-	if simple {
-		for i := range pod.Spec.Containers {
-			r := &pod.Spec.Containers[i].Resources
-			for name, q := range r.Requests {
-				if idx, ok := dims.Index(name); ok {
-					v[idx] += q.MilliValue()
-				}
-			}
-			for name, q := range r.Limits {
-				if _, requested := r.Requests[name]; requested {
-					continue
-				}
-				if idx, ok := dims.Index(name); ok {
-					v[idx] += q.MilliValue()
-				}
-			}
-		}
-	} else {
-		dims.Fill(v, resourcehelper.PodRequests(withDefaultRequests(pod), resourcehelper.PodResourcesOptions{}))
-	}
-	for i, x := range v {
-		if x < 0 {
-			q := resources.Quantity(dims.Name(i), x)
-			return nil, fmt.Errorf("request %s is negative (%s)", dims.Name(i), q.String())
-		}
-	}
-	v[resources.Pods] += 1000
-	return v, nil
-}
-
-// withDefaultRequests returns pod, or a copy whose containers request what they only limit.
-func withDefaultRequests(pod *corev1.Pod) *corev1.Pod {
-	needs := func(cs []corev1.Container) bool {
-		for i := range cs {
-			for name := range cs[i].Resources.Limits {
-				if _, ok := cs[i].Resources.Requests[name]; !ok {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if !needs(pod.Spec.InitContainers) && !needs(pod.Spec.Containers) {
-		return pod
-	}
-	out := pod.DeepCopy()
-	for _, cs := range [][]corev1.Container{out.Spec.InitContainers, out.Spec.Containers} {
-		for i := range cs {
-			r := &cs[i].Resources
-			for name, q := range r.Limits {
-				if _, ok := r.Requests[name]; !ok {
-					if r.Requests == nil {
-						r.Requests = corev1.ResourceList{}
-					}
-					r.Requests[name] = q
-				}
-			}
-		}
-	}
-	return out
 }
 
 // note records a placement step of a traced pod.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // priceOrder is a memoised byPrice; its slices are never modified (filtering copies).
@@ -70,10 +71,10 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 			price float64
 		}
 		all := make([]priced, 0, len(n.options))
-		f := offeringFilter(n.pool.typeIndex, n.reqs)
+		f := typeindex.OfferingFilter(n.pool.typeIndex, n.reqs)
 		for _, t := range n.options {
-			if i := f.cheapestOffering(t); i >= 0 {
-				all = append(all, priced{t, t.offerings[i].Price})
+			if i := f.CheapestOffering(&t.Type); i >= 0 {
+				all = append(all, priced{t, t.Offerings[i].Price})
 			}
 		}
 		sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
@@ -100,9 +101,9 @@ func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) [
 		return cached
 	}
 	var out []*typeOption
-	f := pool.typeIndex.compile(reqs, &pool.filters)
+	f := pool.typeIndex.Compile(reqs, &pool.filters)
 	for _, t := range pool.types {
-		if f.allows(t) {
+		if f.Allows(&t.Type) {
 			out = append(out, t)
 		}
 	}

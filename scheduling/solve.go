@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/daemonset"
+	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -28,7 +30,7 @@ type solver struct {
 	alts      []requirements.Requirements // the last nodeRequirements result
 	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
 	// address, so pods needing that port skip them without trying each.
-	portTaken map[hostPortKey]*skipset.Set
+	portTaken map[hostport.Key]*skipset.Set
 	scratch   resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
 	allowedCache    map[string][]*typeOption
@@ -56,7 +58,7 @@ type solver struct {
 	// karpenter is set under StrategyKarpenter (see karpenter.go).
 	karpenter *karpenterState
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
-	daemons []*daemon
+	daemons []*daemonset.Template
 	// domainMemo holds the verdicts of the placed pod's topology rules on planned nodes.
 	domainMemo domainVerdicts
 }
@@ -155,7 +157,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		return nil, nil, nil, err
 	}
 	s.scratch = make(resources.Vector, s.dims.Len())
-	s.portTaken = map[hostPortKey]*skipset.Set{}
+	s.portTaken = map[hostport.Key]*skipset.Set{}
 	s.existingFree = newFreeIndex(s.dims.Len())
 	s.newFree = newFreeIndex(s.dims.Len())
 	s.snugFree = newFreeIndex(s.dims.Len())
@@ -343,7 +345,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if s.karpenter == nil && !traced && s.refusedNow(i) {
 			return false // placeSnug tried it just now
 		}
-		if memo && n.pool.remaining == nil && s.joinFailures[n].is(p, n) {
+		if memo && !n.pool.limits.Set() && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
 		if !traced && s.plannedNodeRefuses(p, n) {
@@ -351,7 +353,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		}
 		c, r := s.tryNewNode(n, p, traced)
 		if r.failed() {
-			if memo && n.pool.remaining == nil {
+			if memo && !n.pool.limits.Set() {
 				s.joinFailures[n] = joinFailure{class: p.memoClass, prefIndex: p.prefIndex, tolerateSoft: p.tolerateSoft, version: n.version}
 			}
 			if traced {

@@ -11,6 +11,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // topologyState connects the solver to spread and pod-affinity accounting: the tracker's
@@ -403,7 +404,7 @@ func (s *solver) chooseDomain(p *podInfo, active []topology.Term, key string, al
 		narrowed := reqs.Copy()
 		narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
 		for _, t := range nv.options {
-			if typeAllows(t, narrowed) && fitsEmpty(t, p) {
+			if typeindex.Allows(&t.Type, narrowed) && fitsEmpty(t, p) {
 				return v, true
 			}
 		}

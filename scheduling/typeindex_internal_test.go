@@ -12,9 +12,10 @@ import (
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
-// A compiled typeFilter must give typeAllows' verdict on every type, and the cheapest allowed
+// A compiled typeindex.Filter must give typeindex.Allows' verdict on every type, and the cheapest allowed
 // offering a scan of the offerings gives, whatever the requirements: the index is only a
 // faster way to ask the same question.
 func TestTypeFilterAgreesWithTypeAllows(t *testing.T) {
@@ -94,36 +95,36 @@ func TestTypeFilterAgreesWithTypeAllows(t *testing.T) {
 			}
 			// Forty zones of spot and on-demand offerings are 80 pairs; without spot, 40.
 			wantPairs := cname == "aws us-west-2" || pname == "amd64 without spot"
-			if pool.typeIndex.pairs != wantPairs {
-				t.Fatalf("%s/%s: offering pairs in bits = %v, want %v", cname, pname, pool.typeIndex.pairs, wantPairs)
+			if pool.typeIndex.PairsInBits() != wantPairs {
+				t.Fatalf("%s/%s: offering pairs in bits = %v, want %v", cname, pname, pool.typeIndex.PairsInBits(), wantPairs)
 			}
-			var scratch filterScratch
+			var scratch typeindex.Scratch
 			for sname, set := range sets {
 				reqs := requirements.FromNodeSelectorRequirements(set...)
 				reqs.AddAll(pool.reqs)
-				f := pool.typeIndex.compile(reqs, &scratch)
+				f := pool.typeIndex.Compile(reqs, &scratch)
 				allowed := 0
 				for _, typ := range pool.types {
-					want := typeAllows(typ, reqs)
-					if got := f.allows(typ); got != want {
-						t.Errorf("%s/%s/%s: %s: filter says %v, typeAllows %v", cname, pname, sname, typ.it.Name, got, want)
+					want := typeindex.Allows(&typ.Type, reqs)
+					if got := f.Allows(&typ.Type); got != want {
+						t.Errorf("%s/%s/%s: %s: filter says %v, Allows %v", cname, pname, sname, typ.it.Name, got, want)
 					}
 					if want {
 						allowed++
 					}
 					wantOffering := -1
-					for i, o := range typ.offerings {
+					for i, o := range typ.Offerings {
 						if instancetype.OfferingAllowed(o, reqs) {
 							wantOffering = i
 							break
 						}
 					}
-					of := offeringFilter(pool.typeIndex, reqs)
-					if got := of.cheapestOffering(typ); got != wantOffering {
+					of := typeindex.OfferingFilter(pool.typeIndex, reqs)
+					if got := of.CheapestOffering(&typ.Type); got != wantOffering {
 						t.Errorf("%s/%s/%s: %s: cheapest allowed offering %d, want %d", cname, pname, sname, typ.it.Name, got, wantOffering)
 					}
-					for i, o := range typ.offerings {
-						if got, want := of.offeringAllowed(typ, i), instancetype.OfferingAllowed(o, reqs); got != want {
+					for i, o := range typ.Offerings {
+						if got, want := of.OfferingAllowed(&typ.Type, i), instancetype.OfferingAllowed(o, reqs); got != want {
 							t.Errorf("%s/%s/%s: %s offering %d: allowed %v, want %v", cname, pname, sname, typ.it.Name, i, got, want)
 						}
 					}
@@ -158,19 +159,19 @@ func BenchmarkTypesAllowed(b *testing.B) {
 		for b.Loop() {
 			n := 0
 			for _, t := range pool.types {
-				if typeAllows(t, reqs) {
+				if typeindex.Allows(&t.Type, reqs) {
 					n++
 				}
 			}
 		}
 	})
 	b.Run("typeFilter", func(b *testing.B) {
-		var scratch filterScratch
+		var scratch typeindex.Scratch
 		for b.Loop() {
 			n := 0
-			f := pool.typeIndex.compile(reqs, &scratch)
+			f := pool.typeIndex.Compile(reqs, &scratch)
 			for _, t := range pool.types {
-				if f.allows(t) {
+				if f.Allows(&t.Type) {
 					n++
 				}
 			}

@@ -159,7 +159,7 @@ func CostByWorkload(nodes []NodeCost) []WorkloadCost {
 	return costByWorkload(claims, func(i int) []placedPod {
 		out := make([]placedPod, 0, len(nodes[i].Pods))
 		for _, p := range nodes[i].Pods {
-			r := resourcehelper.PodRequests(withDefaultRequests(p), resourcehelper.PodResourcesOptions{})
+			r := resourcehelper.PodRequests(resources.WithDefaultRequests(p), resourcehelper.PodResourcesOptions{})
 			out = append(out, placedPod{pod: p, cpu: float64(r.Cpu().MilliValue()), memory: float64(r.Memory().MilliValue())})
 		}
 		return out

@@ -1,12 +1,14 @@
-package scheduling
+package instancetype
 
 import (
 	"math/rand"
+	"regexp"
 	"testing"
 )
 
-// zoneRegion must agree with the zoneSuffix convention the plan's region labels use.
+// ZoneRegion must agree with the convention as a regular expression says it.
 func TestZoneRegionAgreesWithZoneSuffix(t *testing.T) {
+	zoneSuffix := regexp.MustCompile(`^([a-z]+-[a-z]+-[0-9]+)[a-z]$`)
 	zones := []string{"us-west-2a", "eu-central-1b", "ap-southeast-10z", "us-gov-west-1a", "test-zone-a", "us-west-2", "us-west-2-lax-1a", "use1-az1", "a-b-1c", "-b-1c", "a--1c", "a-b-c", "a-b-1", "A-b-1c", "", "x"}
 	r := rand.New(rand.NewSource(1))
 	alphabet := "ab-12Z"
@@ -22,9 +24,9 @@ func TestZoneRegionAgreesWithZoneSuffix(t *testing.T) {
 		if m := zoneSuffix.FindStringSubmatch(z); m != nil {
 			want, ok = m[1], true
 		}
-		got, gotOK := zoneRegion(z)
+		got, gotOK := ZoneRegion(z)
 		if got != want || gotOK != ok {
-			t.Errorf("zoneRegion(%q) = %q, %v; zoneSuffix says %q, %v", z, got, gotOK, want, ok)
+			t.Errorf("ZoneRegion(%q) = %q, %v; zoneSuffix says %q, %v", z, got, gotOK, want, ok)
 		}
 	}
 }

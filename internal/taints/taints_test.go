@@ -1,0 +1,35 @@
+package taints
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func TestFirstUntolerated(t *testing.T) {
+	soft := corev1.Taint{Key: "spot", Effect: corev1.TaintEffectPreferNoSchedule}
+	hard := corev1.Taint{Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+	tolerateGPU := []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule}}
+	tests := []struct {
+		name        string
+		tolerations []corev1.Toleration
+		taints      []corev1.Taint
+		soft        bool
+		want        string // key of the taint reported, "" for none
+	}{
+		{"no taints", nil, nil, false, ""},
+		{"a hard taint not tolerated", nil, []corev1.Taint{hard}, false, "gpu"},
+		{"a hard taint tolerated", tolerateGPU, []corev1.Taint{hard}, false, ""},
+		{"a soft taint counts unless passed over", tolerateGPU, []corev1.Taint{hard, soft}, false, "spot"},
+		{"a soft taint passed over", tolerateGPU, []corev1.Taint{soft, hard}, true, ""},
+		{"the first untolerated in the node's order", nil, []corev1.Taint{soft, hard}, false, "spot"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, bad := FirstUntolerated(tc.tolerations, tc.taints, tc.soft)
+			if bad != (tc.want != "") || got.Key != tc.want {
+				t.Errorf("got %q (%v), want %q", got.Key, bad, tc.want)
+			}
+		})
+	}
+}
