@@ -347,38 +347,6 @@ func pricePatterns(tier int, items []*patternItem, kinds []nodeKind, duals []flo
 	return out
 }
 
-// farleyBound scales the duals until no node kind has a pattern worth more than its price,
-// each kind's best pattern bounded by the fractional knapsack over its room, and returns what
-// the pods are then worth: a feasible dual solution's value, below the LP's optimum.
-func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float64 {
-	worth := 0.0
-	for i, it := range items {
-		worth += duals[i] * float64(it.count)
-	}
-	if worth <= 0 {
-		return 0
-	}
-	knapsack := map[int]float64{}
-	var scratch knapsackScratch
-	rho := 1.0
-	for _, kind := range kinds {
-		v, ok := knapsack[kind.typeKey]
-		if !ok {
-			if v, _, ok = exactKnapsack(items, kind, duals, &scratch); !ok {
-				v, _ = fractionalKnapsack(items, kind, duals, &scratch)
-			}
-			knapsack[kind.typeKey] = v
-		}
-		if math.IsInf(v, 1) {
-			return 0
-		}
-		rho = max(rho, v/kind.price)
-	}
-	// The LP solver works in floating point: a hair of slack keeps rounding from lifting the
-	// bound above the optimum.
-	return worth / (rho * (1 + 1e-9)) * (1 - 1e-9)
-}
-
 // fractionalKnapsack bounds from above what one node of the kind can hold at these duals:
 // max Σ u_i a_i subject to Σ a_i r_i ≤ room, a ≥ 0, solved through its dual,
 // min Σ_d room_d w_d subject to Σ_d r_id w_d ≥ u_i, w ≥ 0 (any feasible w bounds it, and
@@ -386,6 +354,7 @@ func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float6
 // scaled to at most 1, which keeps the LP's numbers near 1 whatever the units. +Inf when
 // some valued item needs none of the room's resources.
 func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64, sc *knapsackScratch) (float64, []float64) {
+	sc.resourcePrices = sc.resourcePrices[:0]
 	top := 0.0
 	for _, i := range kind.allowed {
 		top = max(top, duals[i])
@@ -447,6 +416,12 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64, sc
 		}
 		scale = max(scale, 1/lhs)
 	}
+	// The resource columns' values are prices per share of the room: per unit, scaled back.
+	sc.resourcePrices = grow(&sc.resourcePrices, len(kind.room))
+	clear(sc.resourcePrices)
+	for k, d := range dims {
+		sc.resourcePrices[d] = w[k] * scale * top / float64(kind.room[d])
+	}
 	// The covering LP's row duals are the packing LP's solution: a_i = y_i / (u_i / top).
 	fractional := make([]float64, len(items))
 	for r, i := range rows {
@@ -465,6 +440,8 @@ type knapsackScratch struct {
 	rows, dims    []int
 	cells, prices []float64
 	lp            LP
+	// resourcePrices is the last LP's price per unit of each resource (see priceCeiling).
+	resourcePrices []float64
 }
 
 // descending orders a before b when a is larger, as a comparison for sorting.
