@@ -53,7 +53,10 @@ func (d *decider) multiNode() error {
 			}
 		}
 	}
-	d.grow(list, &best)
+	// stranded says, per candidate whose addition to the set would strand a staying pod's
+	// required affinity, which (see staying.go), for its explanation.
+	stranded := map[*nodeState]string{}
+	d.grow(list, &best, stranded)
 	if best == nil || len(best.cands) < 2 {
 		return nil
 	}
@@ -64,9 +67,14 @@ func (d *decider) multiNode() error {
 		return err
 	}
 	for _, c := range list {
-		if !c.acted {
-			c.block("multi-node consolidation removed other nodes in this decision (%s)", namesKey(best.cands))
+		if c.acted {
+			continue
 		}
+		if why := stranded[c]; why != "" {
+			c.block("multi-node consolidation removed other nodes in this decision (%s); removing this one: %s", namesKey(best.cands), why)
+			continue
+		}
+		c.block("multi-node consolidation removed other nodes in this decision (%s)", namesKey(best.cands))
 	}
 	for n, why := range skipped {
 		n.block("%s", why)
@@ -77,7 +85,10 @@ func (d *decider) multiNode() error {
 // grow adds to the best set, one at a time in rank order, each other candidate among the
 // first MaxMultiNodeCandidates whose addition is a valid consolidation saving more. The additions are simulated in parallel
 // until the first that succeeds, which then becomes the set the next ones are added to.
-func (d *decider) grow(list []*nodeState, best **outcome) {
+// Candidates whose addition strands a staying pod's required affinity are noted in stranded
+// (only those before the first success, which are always simulated, so the notes do not
+// depend on the number of workers).
+func (d *decider) grow(list []*nodeState, best **outcome, stranded map[*nodeState]string) {
 	var set []*nodeState
 	if *best != nil {
 		if len(list) <= len((*best).cands) || len((*best).cands) >= MaxMultiNodeCandidates {
@@ -108,6 +119,15 @@ func (d *decider) grow(list []*nodeState, best **outcome) {
 			o, why := d.consolidate(cluster, grown)
 			return o, why == "" && better(o, current)
 		})
+		tried := first
+		if first < 0 {
+			tried = len(rest)
+		}
+		for i, o := range results[:tried] {
+			if o != nil && o.stranded != "" && stranded[rest[i]] == "" {
+				stranded[rest[i]] = o.stranded
+			}
+		}
 		if first < 0 {
 			return
 		}

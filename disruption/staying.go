@@ -33,9 +33,13 @@ type affinitySet struct {
 }
 
 type affinityMember struct {
-	pod  *corev1.Pod
-	key  string
-	node *nodeState
+	pod    *corev1.Pod
+	key    string
+	node   string
+	labels map[string]string
+	// from is the running node the pod is on, nil once an earlier command of the decision
+	// moved it (it then stays where it went: such nodes are not disrupted again).
+	from *nodeState
 	// self is set when the pod matches its own terms (it then counts in its own domain).
 	self bool
 }
@@ -55,6 +59,7 @@ type settledPod struct {
 // stayingRules holds the affinity sets of a decision and what its commands moved so far.
 type stayingRules struct {
 	sets      []*affinitySet
+	memberOf  map[string]*affinitySet
 	movedAway map[string]bool
 	settled   []settledPod
 }
@@ -62,7 +67,7 @@ type stayingRules struct {
 // newStayingRules groups the bound pods with required pod affinity by their terms. A pod
 // whose terms cannot be read is left to the scheduler, which reports them when it moves it.
 func newStayingRules(nodes []*nodeState, namespaces []*corev1.Namespace) *stayingRules {
-	r := &stayingRules{movedAway: map[string]bool{}}
+	r := &stayingRules{movedAway: map[string]bool{}, memberOf: map[string]*affinitySet{}}
 	tracker := topology.NewTracker(namespaces)
 	bySignature := map[string]*affinitySet{}
 	for _, n := range nodes {
@@ -92,7 +97,9 @@ func newStayingRules(nodes []*nodeState, namespaces []*corev1.Namespace) *stayin
 				bySignature[sig] = s
 				r.sets = append(r.sets, s)
 			}
-			s.members = append(s.members, affinityMember{pod: p, key: podKey(p), node: n, self: s.matches(p)})
+			m := affinityMember{pod: p, key: podKey(p), node: n.name, labels: n.in.Node.Labels, from: n, self: s.matches(p)}
+			s.members = append(s.members, m)
+			r.memberOf[m.key] = s
 		}
 	}
 	return r
@@ -155,9 +162,8 @@ func (c *affinityCounts) satisfied(s *affinitySet, m affinityMember) bool {
 	if m.self {
 		self = 1
 	}
-	labels := m.node.in.Node.Labels
 	for _, g := range s.groups {
-		v, ok := domainOf(labels, m.node.name, g.Key)
+		v, ok := domainOf(m.labels, m.node, g.Key)
 		if !ok {
 			return false
 		}
@@ -216,11 +222,11 @@ func (d *decider) strandedAffinity(o *outcome) string {
 			}
 		}
 		for _, m := range s.members {
-			if m.node.removed || leaving[m.node] || r.movedAway[m.key] {
+			if m.from != nil && (m.from.removed || leaving[m.from] || r.movedAway[m.key]) {
 				continue
 			}
 			if !after.satisfied(s, m) && before.satisfied(s, m) {
-				return fmt.Sprintf("moving %s leaves %s on %s without the pods its required affinity needs", podPattern(moving), m.key, m.node.name)
+				return fmt.Sprintf("moving %s leaves %s on %s without the pods its required affinity needs", podPattern(moving), m.key, m.node)
 			}
 		}
 	}
@@ -254,7 +260,11 @@ func (r *stayingRules) settle(d *decider, o *outcome) {
 				continue
 			}
 			r.movedAway[k] = true
-			r.settled = append(r.settled, settledPod{pod: p, node: to, labels: d.labelsOf(to, o)})
+			labels := d.labelsOf(to, o)
+			r.settled = append(r.settled, settledPod{pod: p, node: to, labels: labels})
+			if s := r.memberOf[k]; s != nil {
+				s.members = append(s.members, affinityMember{pod: p, key: k, node: to, labels: labels, self: s.matches(p)})
+			}
 		}
 	}
 }

@@ -69,3 +69,20 @@ func TestMovedPodRespectsStayingAntiAffinity(t *testing.T) {
 	require.Len(t, d.Commands, 1)
 	assert.Equal(t, []disruption.Move{{Pod: "default/web-0", To: "c"}}, d.Commands[0].Moves)
 }
+
+// In multi-node consolidation the node whose removal would strand web-0 stays out of the set,
+// and its explanation says why.
+func TestMultiNodeSetLeavesOutTheNodeThatStrandsAPod(t *testing.T) {
+	const zoneB = "test-zone-b"
+	web := testbuild.Pod("web-0").Label("app", "web").CPU("1").Affinity(corev1.LabelTopologyZone, map[string]string{"app": "cache"}).Obj()
+	d := decide(t, disruption.Input{NodePools: []*scheduling.NodePool{onDemand("default").Obj()}, Nodes: []*disruption.Node{
+		keep(running("a", "default", large, "on-demand", pod("api-0", "1"))),
+		inZone(running("b", "default", small, "on-demand", pod("cache-0", "1")), zoneB),
+		running("c", "default", small, "on-demand", pod("batch-0", "1")),
+		running("d", "default", small, "on-demand", pod("batch-1", "1")),
+		inZone(keep(running("w", "default", small, "on-demand", web, pod("full-0", "1"))), zoneB),
+	}})
+	require.Equal(t, []string{"MultiNodeConsolidation delete [c d] -> [] 0.20"}, summary(d))
+	assert.Equal(t, "multi-node consolidation removed other nodes in this decision (c,d); removing this one: "+
+		"moving default/cache-0 leaves default/web-0 on w without the pods its required affinity needs", blockedReason(d, "b"))
+}

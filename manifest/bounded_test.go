@@ -73,6 +73,32 @@ func TestDuplicateKeysAreBounded(t *testing.T) {
 	assert.Less(t, used, uint64(4*len(data)), "allocated %d bytes for a %d-byte file", used, len(data))
 }
 
+// The same with keys of several words, as in "yes 'abc def: ghi' | head -n 1000000".
+func TestDuplicateKeysOfWordsAreBounded(t *testing.T) {
+	data := []byte(strings.Repeat("abc def: ghi\n", 1_000_000))
+	var err error
+	used := allocated(func() { _, err = manifest.Parse(data, "words.yaml") })
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, 2+manifest.MaxProblems)
+	assert.Equal(t, `  line 2: key "abc def" already set in map`, lines[1])
+	assert.Equal(t, "  … and 999979 more", lines[len(lines)-1])
+	assert.Less(t, used, uint64(len(data)/10), "allocated %d bytes for a %d-byte file", used, len(data))
+}
+
+// Cut mid-line, as "yes … | head -c 200000000" leaves it, the last line is YAML the quick scan
+// does not follow; the duplicates before it are still reported without the parser.
+func TestDuplicateKeysBeforeATruncatedLine(t *testing.T) {
+	data := []byte(strings.Repeat("abc def: ghi\n", 1_000_000) + "abc d")
+	var err error
+	used := allocated(func() { _, err = manifest.Parse(data, "cut.yaml") })
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, 2+manifest.MaxProblems)
+	assert.Equal(t, "  … and at least 999978 more", lines[len(lines)-1])
+	assert.Less(t, used, uint64(len(data)/10), "allocated %d bytes for a %d-byte file", used, len(data))
+}
+
 // A few duplicate keys are all reported, as the YAML parser words them.
 func TestFewDuplicateKeys(t *testing.T) {
 	_, err := manifest.Parse([]byte("apiVersion: v1\nkind: Pod\nkind: Pod\nmetadata: {name: x}\nmetadata: {name: y}\n"), "two.yaml")

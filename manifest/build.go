@@ -87,6 +87,8 @@ type builder struct {
 	pools []*nodePoolObject
 	// ec2Reservations are the aws ec2 describe-capacity-reservations outputs in the input.
 	ec2Reservations []*ec2CapacityReservations
+	// v checks values, remembering those found valid.
+	v validator
 }
 
 // define records an object and reports a second definition of the same one.
@@ -101,7 +103,7 @@ func (s *builder) define(doc *document, kind string, meta *metav1.ObjectMeta) er
 	if err := validateName(doc, kind, meta); err != nil {
 		return err
 	}
-	if err := validateMetadata(doc, "metadata", meta); err != nil {
+	if err := s.v.metadata(doc, "metadata", meta); err != nil {
 		return err
 	}
 	key := kind + " " + meta.Namespace + "/" + meta.Name
@@ -126,6 +128,9 @@ func (s *builder) add(e entry) error {
 	case *corev1.Pod:
 		namespaced(doc, &o.ObjectMeta)
 		if err := defaultPodSpec(doc, "spec", &o.Spec); err != nil {
+			return err
+		}
+		if err := s.v.podSpec(doc, "spec", &o.Spec); err != nil {
 			return err
 		}
 		return s.define(doc, "Pod", &o.ObjectMeta)
@@ -247,10 +252,13 @@ func checkReplicas(doc *document, field string, n *int32) error {
 
 func (s *builder) addWorkload(doc *document, kind string, meta *metav1.ObjectMeta, tmpl *corev1.PodTemplateSpec) error {
 	namespaced(doc, meta)
-	if err := validateMetadata(doc, "spec.template.metadata", &tmpl.ObjectMeta); err != nil {
+	if err := s.v.metadata(doc, "spec.template.metadata", &tmpl.ObjectMeta); err != nil {
 		return err
 	}
 	if err := defaultPodSpec(doc, "spec.template.spec", &tmpl.Spec); err != nil {
+		return err
+	}
+	if err := s.v.podSpec(doc, "spec.template.spec", &tmpl.Spec); err != nil {
 		return err
 	}
 	return s.define(doc, kind, meta)

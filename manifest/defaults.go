@@ -21,8 +21,7 @@ const (
 
 // defaultPodSpec applies the API server's defaults that matter for planning and validates the
 // spec: at least one container; requests default to limits per container (init containers
-// too) and at pod level; no negative quantity; no request above its limit; then the
-// scheduling fields as validatePodSpec checks them. field is the
+// too) and at pod level; no negative quantity; no request above its limit. field is the
 // spec's path in the document ("spec" or "spec.template.spec").
 func defaultPodSpec(doc *document, field string, spec *corev1.PodSpec) error {
 	if len(spec.Containers) == 0 {
@@ -53,7 +52,7 @@ func defaultPodSpec(doc *document, field string, spec *corev1.PodSpec) error {
 	if name, ok := resources.CheckSum(append(requests, spec.Overhead)...); !ok {
 		return doc.errorf(field+".containers", "the containers' %s requests add up to more than 4e15", name)
 	}
-	return validatePodSpec(doc, field, spec)
+	return nil
 }
 
 func defaultResources(doc *document, field string, r *corev1.ResourceRequirements) error {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -45,12 +46,14 @@ func FromObjects(objs []runtime.Object) (*Bundle, error) {
 // objectDocuments turns one object (or the item of a list) into the documents build reads:
 // a typed built-in is decoded already; anything else is read from its JSON, as from a file.
 func objectDocuments(obj runtime.Object, index, item int, w *warnings) ([]*document, error) {
-	at := fmt.Sprintf("object %d", index)
-	if item > 0 {
-		at += fmt.Sprintf(", item %d", item)
+	at := func() string { // worded only for an error
+		if item > 0 {
+			return fmt.Sprintf("object %d, item %d", index, item)
+		}
+		return fmt.Sprintf("object %d", index)
 	}
-	if obj == nil {
-		return nil, fmt.Errorf("%s: nil", at)
+	if v := reflect.ValueOf(obj); obj == nil || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return nil, fmt.Errorf("%s: nil", at())
 	}
 	if gk, typed := typedCopy(obj); typed != nil {
 		return []*document{typedDocument(gk, typed, index, item)}, nil
@@ -64,7 +67,7 @@ func objectDocuments(obj runtime.Object, index, item int, w *warnings) ([]*docum
 		if item == 0 && meta.IsListType(obj) {
 			items, err := meta.ExtractList(obj)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %T: %w", at, obj, err)
+				return nil, fmt.Errorf("%s: %T: %w", at(), obj, err)
 			}
 			var docs []*document
 			for i, it := range items {
@@ -79,11 +82,11 @@ func objectDocuments(obj runtime.Object, index, item int, w *warnings) ([]*docum
 	}
 	if raw == nil {
 		if obj.GetObjectKind().GroupVersionKind().Kind == "" {
-			return nil, fmt.Errorf("%s: %T has no apiVersion and kind: set them (objects from a typed cache often have an empty TypeMeta)", at, obj)
+			return nil, fmt.Errorf("%s: %T has no apiVersion and kind: set them (objects from a typed cache often have an empty TypeMeta)", at(), obj)
 		}
 		var err error
 		if raw, err = json.Marshal(obj); err != nil {
-			return nil, fmt.Errorf("%s: %T: %w", at, obj, err)
+			return nil, fmt.Errorf("%s: %T: %w", at(), obj, err)
 		}
 	}
 	return expandDocument(&document{index: index, item: item, raw: raw}, w)

@@ -153,6 +153,8 @@ func TestFromObjectsErrorsNameTheObject(t *testing.T) {
 	}{
 		{"bad field", []runtime.Object{pod, nodePool}, "object 2 (NodePool general): spec.weight"},
 		{"nil", []runtime.Object{nil}, "object 1: nil"},
+		{"nil pod", []runtime.Object{pod, (*corev1.Pod)(nil)}, "object 2: nil"},
+		{"nil in a list", []runtime.Object{&corev1.PodList{Items: []corev1.Pod{*pod}}, &corev1.NodeList{}, (*corev1.PodList)(nil)}, "object 3: nil"},
 		{"no kind", []runtime.Object{&unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "x"}}}}, "object 1: *unstructured.Unstructured has no apiVersion and kind"},
 		{"duplicate", []runtime.Object{pod, pod}, "object 2 (Pod default/web): Pod default/web is already defined in object 1 (Pod default/web)"},
 	} {
@@ -160,6 +162,46 @@ func TestFromObjectsErrorsNameTheObject(t *testing.T) {
 			_, err := manifest.FromObjects(tc.objs)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// BenchmarkFromObjects converts the snapshot of BenchmarkParseSnapshot held in memory, as
+// typed objects (an informer cache's) and as Unstructured (a dynamic client's).
+func BenchmarkFromObjects(b *testing.B) {
+	parsed, err := manifest.Parse(snapshot(2000), "snapshot.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var typed []runtime.Object
+	for _, n := range parsed.Nodes {
+		typed = append(typed, n)
+	}
+	for _, p := range parsed.BoundPods {
+		typed = append(typed, p)
+	}
+	var unstructuredObjs []runtime.Object
+	for _, o := range typed {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		unstructuredObjs = append(unstructuredObjs, &unstructured.Unstructured{Object: m})
+	}
+	for _, bc := range []struct {
+		name string
+		objs []runtime.Object
+	}{{"typed", typed}, {"unstructured", unstructuredObjs}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				bundle, err := manifest.FromObjects(bc.objs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(bundle.BoundPods) != 2000 {
+					b.Fatalf("bound %d", len(bundle.BoundPods))
+				}
+			}
 		})
 	}
 }

@@ -487,7 +487,7 @@ func finishNodePool(doc *document, np *scheduling.NodePool, f nodePoolFields, re
 	if weight != nil && (*weight < 1 || *weight > 100) {
 		return doc.errorf(f.weight, "must be between 1 and 100, got %d", *weight)
 	}
-	if err := validateLabels(doc, f.labels, np.Labels); err != nil {
+	if err := new(validator).labels(doc, f.labels, np.Labels); err != nil {
 		return err
 	}
 	for _, key := range slices.Sorted(maps.Keys(np.Labels)) {

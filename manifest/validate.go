@@ -19,6 +19,48 @@ import (
 // for objects that cannot exist. The checks are the API server's (k8s.io/kubernetes
 // pkg/apis/core/validation) for the fields planning reads, worded as the rest of the loader.
 
+// validator checks values as the API server does. It remembers the label keys and values
+// apimachinery found valid: they repeat across the pods of a snapshot, and its regular
+// expressions were a quarter of reading a JSON snapshot.
+type validator struct {
+	validKeys, validValues map[string]struct{}
+}
+
+func (v *validator) isQualifiedName(s string) []string {
+	return v.remember(&v.validKeys, s, validation.IsQualifiedName)
+}
+
+func (v *validator) isValidLabelValue(s string) []string {
+	return v.remember(&v.validValues, s, validation.IsValidLabelValue)
+}
+
+func (v *validator) remember(valid *map[string]struct{}, s string, check func(string) []string) []string {
+	if _, ok := (*valid)[s]; ok {
+		return nil
+	}
+	errs := check(s)
+	if len(errs) == 0 {
+		if *valid == nil {
+			*valid = map[string]struct{}{}
+		}
+		(*valid)[s] = struct{}{}
+	}
+	return errs
+}
+
+// knownValid reports whether every key and value of labels was found valid before.
+func (v *validator) knownValid(labels map[string]string) bool {
+	for key, value := range labels {
+		if _, ok := v.validKeys[key]; !ok {
+			return false
+		}
+		if _, ok := v.validValues[value]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // validateName checks an object's name and namespace: a Namespace's name is a DNS label
 // (at most 63 characters), any other name a DNS subdomain (at most 253).
 func validateName(doc *document, kind string, meta *metav1.ObjectMeta) error {
@@ -48,8 +90,8 @@ func abbreviated(s string) string {
 
 // validateMetadata checks the labels and annotation keys of an object or a pod template;
 // field is the path of its metadata.
-func validateMetadata(doc *document, field string, meta *metav1.ObjectMeta) error {
-	if err := validateLabels(doc, field+".labels", meta.Labels); err != nil {
+func (v *validator) metadata(doc *document, field string, meta *metav1.ObjectMeta) error {
+	if err := v.labels(doc, field+".labels", meta.Labels); err != nil {
 		return err
 	}
 	for _, key := range slices.Sorted(maps.Keys(meta.Annotations)) {
@@ -62,13 +104,13 @@ func validateMetadata(doc *document, field string, meta *metav1.ObjectMeta) erro
 
 // validateLabels checks label keys (qualified names) and values (at most 63 characters of
 // letters, digits, '-', '_' and '.', starting and ending with a letter or digit).
-func validateLabels(doc *document, field string, labels map[string]string) error {
+func (v *validator) labels(doc *document, field string, labels map[string]string) error {
 	for _, key := range slices.Sorted(maps.Keys(labels)) {
 		f := joinKey(field, key)
-		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+		if errs := v.isQualifiedName(key); len(errs) > 0 {
 			return doc.errorf(f, "%q is not a valid label key: %s", key, strings.Join(errs, "; "))
 		}
-		if errs := validation.IsValidLabelValue(labels[key]); len(errs) > 0 {
+		if errs := v.isValidLabelValue(labels[key]); len(errs) > 0 {
 			return doc.errorf(f, "%q is not a valid label value: %s", abbreviated(labels[key]), strings.Join(errs, "; "))
 		}
 	}
@@ -78,23 +120,23 @@ func validateLabels(doc *document, field string, labels map[string]string) error
 // validatePodSpec checks the scheduling fields of a pod spec: node selector, tolerations,
 // topology spread constraints, affinity. field is the spec's path ("spec" or
 // "spec.template.spec").
-func validatePodSpec(doc *document, field string, spec *corev1.PodSpec) error {
-	if err := validateLabels(doc, field+".nodeSelector", spec.NodeSelector); err != nil {
+func (v *validator) podSpec(doc *document, field string, spec *corev1.PodSpec) error {
+	if err := v.labels(doc, field+".nodeSelector", spec.NodeSelector); err != nil {
 		return err
 	}
-	if err := validateTolerations(doc, field+".tolerations", spec.Tolerations); err != nil {
+	if err := v.tolerations(doc, field+".tolerations", spec.Tolerations); err != nil {
 		return err
 	}
-	if err := validateSpread(doc, field+".topologySpreadConstraints", spec.TopologySpreadConstraints); err != nil {
+	if err := v.spread(doc, field+".topologySpreadConstraints", spec.TopologySpreadConstraints); err != nil {
 		return err
 	}
-	if err := validateAffinity(doc, field+".affinity", spec.Affinity); err != nil {
+	if err := v.affinity(doc, field+".affinity", spec.Affinity); err != nil {
 		return err
 	}
-	for i, v := range spec.Volumes {
-		if v.Ephemeral != nil && v.Ephemeral.VolumeClaimTemplate != nil {
+	for i, vol := range spec.Volumes {
+		if vol.Ephemeral != nil && vol.Ephemeral.VolumeClaimTemplate != nil {
 			f := fmt.Sprintf("%s.volumes[%d].ephemeral.volumeClaimTemplate.spec", field, i)
-			if err := validateClaimSpec(doc, f, &v.Ephemeral.VolumeClaimTemplate.Spec); err != nil {
+			if err := validateClaimSpec(doc, f, &vol.Ephemeral.VolumeClaimTemplate.Spec); err != nil {
 				return err
 			}
 		}
@@ -102,11 +144,11 @@ func validatePodSpec(doc *document, field string, spec *corev1.PodSpec) error {
 	return nil
 }
 
-func validateTolerations(doc *document, field string, tolerations []corev1.Toleration) error {
+func (v *validator) tolerations(doc *document, field string, tolerations []corev1.Toleration) error {
 	for i, t := range tolerations {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if t.Key != "" {
-			if errs := validation.IsQualifiedName(t.Key); len(errs) > 0 {
+			if errs := v.isQualifiedName(t.Key); len(errs) > 0 {
 				return doc.errorf(f+".key", "%q is not a valid toleration key: %s", t.Key, strings.Join(errs, "; "))
 			}
 		}
@@ -115,7 +157,7 @@ func validateTolerations(doc *document, field string, tolerations []corev1.Toler
 			if t.Key == "" {
 				return doc.errorf(f+".operator", "must be Exists when key is empty (a toleration of every taint)")
 			}
-			if errs := validation.IsValidLabelValue(t.Value); len(errs) > 0 {
+			if errs := v.isValidLabelValue(t.Value); len(errs) > 0 {
 				return doc.errorf(f+".value", "%q is not a valid toleration value: %s", abbreviated(t.Value), strings.Join(errs, "; "))
 			}
 		case corev1.TolerationOpExists:
@@ -137,7 +179,7 @@ func validateTolerations(doc *document, field string, tolerations []corev1.Toler
 	return nil
 }
 
-func validateSpread(doc *document, field string, constraints []corev1.TopologySpreadConstraint) error {
+func (v *validator) spread(doc *document, field string, constraints []corev1.TopologySpreadConstraint) error {
 	type keyAndAction struct{ key, action string }
 	seen := map[keyAndAction]int{}
 	for i, c := range constraints {
@@ -145,7 +187,7 @@ func validateSpread(doc *document, field string, constraints []corev1.TopologySp
 		if c.MaxSkew <= 0 {
 			return doc.errorf(f+".maxSkew", "must be greater than zero, got %d", c.MaxSkew)
 		}
-		if err := validateTopologyKey(doc, f+".topologyKey", c.TopologyKey); err != nil {
+		if err := v.topologyKey(doc, f+".topologyKey", c.TopologyKey); err != nil {
 			return err
 		}
 		switch c.WhenUnsatisfiable {
@@ -174,17 +216,17 @@ func validateSpread(doc *document, field string, constraints []corev1.TopologySp
 				return doc.errorf(f+"."+p.name, "unknown policy %q (use Honor or Ignore)", *p.policy)
 			}
 		}
-		if err := validateSelector(doc, f+".labelSelector", c.LabelSelector); err != nil {
+		if err := v.selector(doc, f+".labelSelector", c.LabelSelector); err != nil {
 			return err
 		}
-		if err := validateLabelKeys(doc, f+".matchLabelKeys", c.MatchLabelKeys); err != nil {
+		if err := v.labelKeys(doc, f+".matchLabelKeys", c.MatchLabelKeys); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func validateAffinity(doc *document, field string, a *corev1.Affinity) error {
+func (v *validator) affinity(doc *document, field string, a *corev1.Affinity) error {
 	if a == nil {
 		return nil
 	}
@@ -208,12 +250,12 @@ func validateAffinity(doc *document, field string, a *corev1.Affinity) error {
 		}
 	}
 	if pa := a.PodAffinity; pa != nil {
-		if err := validatePodAffinity(doc, field+".podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+		if err := v.podAffinity(doc, field+".podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
 			return err
 		}
 	}
 	if pa := a.PodAntiAffinity; pa != nil {
-		if err := validatePodAffinity(doc, field+".podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+		if err := v.podAffinity(doc, field+".podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
 			return err
 		}
 	}
@@ -229,9 +271,9 @@ func validateNodeSelectorTerm(doc *document, field string, term corev1.NodeSelec
 	return nil
 }
 
-func validatePodAffinity(doc *document, field string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) error {
+func (v *validator) podAffinity(doc *document, field string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) error {
 	for i, term := range required {
-		if err := validatePodAffinityTerm(doc, fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", field, i), term); err != nil {
+		if err := v.podAffinityTerm(doc, fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", field, i), term); err != nil {
 			return err
 		}
 	}
@@ -240,21 +282,21 @@ func validatePodAffinity(doc *document, field string, required []corev1.PodAffin
 		if err := validateWeight(doc, f+".weight", w.Weight); err != nil {
 			return err
 		}
-		if err := validatePodAffinityTerm(doc, f+".podAffinityTerm", w.PodAffinityTerm); err != nil {
+		if err := v.podAffinityTerm(doc, f+".podAffinityTerm", w.PodAffinityTerm); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func validatePodAffinityTerm(doc *document, field string, term corev1.PodAffinityTerm) error {
-	if err := validateTopologyKey(doc, field+".topologyKey", term.TopologyKey); err != nil {
+func (v *validator) podAffinityTerm(doc *document, field string, term corev1.PodAffinityTerm) error {
+	if err := v.topologyKey(doc, field+".topologyKey", term.TopologyKey); err != nil {
 		return err
 	}
-	if err := validateSelector(doc, field+".labelSelector", term.LabelSelector); err != nil {
+	if err := v.selector(doc, field+".labelSelector", term.LabelSelector); err != nil {
 		return err
 	}
-	if err := validateSelector(doc, field+".namespaceSelector", term.NamespaceSelector); err != nil {
+	if err := v.selector(doc, field+".namespaceSelector", term.NamespaceSelector); err != nil {
 		return err
 	}
 	for i, ns := range term.Namespaces {
@@ -262,10 +304,10 @@ func validatePodAffinityTerm(doc *document, field string, term corev1.PodAffinit
 			return doc.errorf(fmt.Sprintf("%s.namespaces[%d]", field, i), "%q is not a valid namespace name (a DNS label): %s", abbreviated(ns), strings.Join(errs, "; "))
 		}
 	}
-	if err := validateLabelKeys(doc, field+".matchLabelKeys", term.MatchLabelKeys); err != nil {
+	if err := v.labelKeys(doc, field+".matchLabelKeys", term.MatchLabelKeys); err != nil {
 		return err
 	}
-	return validateLabelKeys(doc, field+".mismatchLabelKeys", term.MismatchLabelKeys)
+	return v.labelKeys(doc, field+".mismatchLabelKeys", term.MismatchLabelKeys)
 }
 
 func validateWeight(doc *document, field string, weight int32) error {
@@ -275,29 +317,37 @@ func validateWeight(doc *document, field string, weight int32) error {
 	return nil
 }
 
-func validateTopologyKey(doc *document, field, key string) error {
+func (v *validator) topologyKey(doc *document, field, key string) error {
 	if key == "" {
 		return doc.errorf(field, "required")
 	}
-	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+	if errs := v.isQualifiedName(key); len(errs) > 0 {
 		return doc.errorf(field, "%q is not a valid label key: %s", key, strings.Join(errs, "; "))
 	}
 	return nil
 }
 
-func validateLabelKeys(doc *document, field string, keys []string) error {
+func (v *validator) labelKeys(doc *document, field string, keys []string) error {
 	for i, key := range keys {
-		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+		if errs := v.isQualifiedName(key); len(errs) > 0 {
 			return doc.errorf(fmt.Sprintf("%s[%d]", field, i), "%q is not a valid label key: %s", key, strings.Join(errs, "; "))
 		}
 	}
 	return nil
 }
 
-// validateSelector checks a label selector with apimachinery's own validation.
-func validateSelector(doc *document, path string, s *metav1.LabelSelector) error {
+// selector checks a label selector with apimachinery's own validation, unless it only
+// matches labels already found valid.
+func (v *validator) selector(doc *document, path string, s *metav1.LabelSelector) error {
+	if s == nil || (len(s.MatchExpressions) == 0 && v.knownValid(s.MatchLabels)) {
+		return nil
+	}
 	errs := metav1validation.ValidateLabelSelector(s, metav1validation.LabelSelectorValidationOptions{}, field.NewPath(path))
 	if len(errs) == 0 {
+		for key, value := range s.MatchLabels {
+			v.isQualifiedName(key)
+			v.isValidLabelValue(value)
+		}
 		return nil
 	}
 	return doc.errorf(errs[0].Field, "%s", errs[0].ErrorBody())

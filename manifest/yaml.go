@@ -20,13 +20,24 @@ const quickScanSize = 1 << 20
 // is the document's first) and lists at most MaxProblems problems.
 func yamlToJSON(part yamlPart) ([]byte, error) {
 	if len(part.text) >= quickScanSize {
-		if s := scanDuplicateKeys(part.text, part.line); s.ok && s.count > MaxProblems {
-			return nil, errors.New(unmarshalErrors(s.first, s.count))
+		// Past MaxProblems duplicates the document is refused without the parser, even when
+		// the scan stops following it further on: there are at least that many.
+		if s := scanDuplicateKeys(part.text, part.line); s.count > MaxProblems {
+			return nil, errors.New(unmarshalErrors(s.first, s.count, !s.ok))
 		}
 	}
-	raw, err := yaml.YAMLToJSONStrict(part.text)
+	// The parser's tree is written as JSON directly (yamljson.go); sigs.k8s.io/yaml, which
+	// converts it to a second tree and marshals that, is kept for what appendJSON leaves.
+	var tree any
+	err := yamlv2.UnmarshalStrict(part.text, &tree)
 	if err == nil {
-		return raw, nil
+		if raw, ok := appendJSON(make([]byte, 0, len(part.text)), tree); ok {
+			return raw, nil
+		}
+		var raw []byte
+		if raw, err = yaml.YAMLToJSONStrict(part.text); err == nil {
+			return raw, nil
+		}
 	}
 	var te *yamlv2.TypeError
 	if errors.As(err, &te) {
@@ -34,20 +45,24 @@ func yamlToJSON(part yamlPart) ([]byte, error) {
 		for i, l := range lines {
 			lines[i] = renumber(l, part.line)
 		}
-		return nil, errors.New(unmarshalErrors(lines, len(te.Errors)))
+		return nil, errors.New(unmarshalErrors(lines, len(te.Errors), false))
 	}
 	return nil, errors.New(renumber(strings.TrimPrefix(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "), "yaml: "), part.line))
 }
 
-// unmarshalErrors words a list of problems as the YAML parser does, the first of total.
-func unmarshalErrors(first []string, total int) string {
+// unmarshalErrors words a list of problems as the YAML parser does, the first of total (of at
+// least total, when atLeast).
+func unmarshalErrors(first []string, total int, atLeast bool) string {
 	var b strings.Builder
 	b.WriteString("unmarshal errors:")
 	for _, l := range first {
 		b.WriteString("\n  ")
 		b.WriteString(l)
 	}
-	if total > len(first) {
+	switch {
+	case atLeast:
+		fmt.Fprintf(&b, "\n  … and at least %d more", total-len(first))
+	case total > len(first):
 		fmt.Fprintf(&b, "\n  … and %d more", total-len(first))
 	}
 	return b.String()
@@ -66,24 +81,33 @@ func renumber(msg string, start int) string {
 
 // dupScan is what scanDuplicateKeys found: the first MaxProblems duplicates, worded and
 // ordered as the YAML parser reports them, and their number. ok is false when the document
-// uses YAML the scan does not follow; then nothing is known.
+// uses YAML the scan does not follow; then only the duplicates before that point are known.
 type dupScan struct {
 	first []string
 	count int
 	ok    bool
 }
 
+// gaveUp is the scan stopped at YAML it does not follow.
+func (s dupScan) gaveUp() dupScan {
+	s.ok = false
+	return s
+}
+
 // mappingFrame is a block mapping open at some indentation.
 type mappingFrame struct {
 	indent int
 	keys   map[string]struct{}
-	// dup is the duplicate key whose value is being read: the parser reports it once the value
-	// ends, after the problems inside the value.
-	dup *duplicate
+	// dup is the duplicate key whose value is being read (when hasDup): the parser reports it
+	// once the value ends, after the problems inside the value.
+	dup    duplicate
+	hasDup bool
 }
 
+// duplicate is a repeated key; key points into the document, so that a file of millions of
+// duplicates allocates nothing per duplicate.
 type duplicate struct {
-	key  string
+	key  []byte
 	line int // the line of the key's value, where the parser reports it
 }
 
@@ -96,22 +120,25 @@ type duplicate struct {
 func scanDuplicateKeys(text []byte, firstLine int) dupScan {
 	var s dupScan
 	var stack []*mappingFrame
-	emit := func(d *duplicate) {
+	emit := func(f *mappingFrame) {
 		s.count++
 		if len(s.first) < MaxProblems {
-			s.first = append(s.first, fmt.Sprintf("line %d: key %q already set in map", d.line, d.key))
+			s.first = append(s.first, fmt.Sprintf("line %d: key %q already set in map", f.dup.line, f.dup.key))
 		}
+		f.hasDup = false
 	}
 	pop := func(indent int) { // closes the mappings indented more than indent
 		for len(stack) > 0 && stack[len(stack)-1].indent > indent {
-			if d := stack[len(stack)-1].dup; d != nil {
-				emit(d)
+			if f := stack[len(stack)-1]; f.hasDup {
+				emit(f)
 			}
 			stack = stack[:len(stack)-1]
 		}
 	}
 	opaque := -1 // while >= 0: skip lines indented more than this (a scalar's continuation)
 	var awaiting *duplicate
+	rootIndent := -1
+	var unused duplicate // what awaiting points at for a key that is not a duplicate
 	awaitIndent := 0
 	line := firstLine - 1
 	for len(text) > 0 {
@@ -138,7 +165,12 @@ func scanDuplicateKeys(text []byte, firstLine int) dupScan {
 			opaque = -1
 		}
 		if content[0] == '\t' || content[0] == '%' {
-			return dupScan{}
+			return s.gaveUp()
+		}
+		if rootIndent < 0 {
+			rootIndent = indent
+		} else if indent < rootIndent {
+			return s.gaveUp() // less indented than the document's first line: the parser's call
 		}
 		dash := len(content) >= 1 && content[0] == '-' && (len(content) == 1 || content[1] == ' ')
 		if awaiting != nil {
@@ -160,14 +192,14 @@ func scanDuplicateKeys(text []byte, firstLine int) dupScan {
 			content = rest
 			switch content[0] {
 			case '-':
-				return dupScan{} // nested sequences on one line
+				return s.gaveUp() // nested sequences on one line
 			case '|', '>':
 				opaque = indent
 				continue
 			}
 			if _, value, isKey := splitKey(content); !isKey {
 				if !plainValue(value) {
-					return dupScan{}
+					return s.gaveUp()
 				}
 				opaque = indent
 				continue
@@ -175,36 +207,34 @@ func scanDuplicateKeys(text []byte, firstLine int) dupScan {
 		}
 		key, value, isKey := splitKey(content)
 		if !isKey {
-			return dupScan{}
+			return s.gaveUp()
 		}
 		if len(stack) == 0 || stack[len(stack)-1].indent < col {
 			stack = append(stack, &mappingFrame{indent: col, keys: map[string]struct{}{}})
 		}
 		top := stack[len(stack)-1]
-		if top.dup != nil {
-			emit(top.dup)
-			top.dup = nil
+		if top.hasDup {
+			emit(top)
 		}
-		k := string(key)
-		if !stringKey(k) {
-			if k == "<<" || len(k) == 0 || !plainKey(k) {
-				return dupScan{}
+		if !stringKey(key) {
+			if string(key) == "<<" || len(key) == 0 || !plainKey(key) {
+				return s.gaveUp()
 			}
-		} else if _, seen := top.keys[k]; seen {
-			top.dup = &duplicate{key: k, line: line}
+		} else if _, seen := top.keys[string(key)]; seen {
+			top.dup, top.hasDup = duplicate{key: key, line: line}, true
 		} else {
-			top.keys[k] = struct{}{}
+			top.keys[string(key)] = struct{}{}
 		}
 		switch {
 		case len(value) == 0:
-			awaiting, awaitIndent = top.dup, col
-			if awaiting == nil {
-				awaiting = &duplicate{} // resolves nothing, keeps the rule in one place
+			awaiting, awaitIndent = &top.dup, col
+			if !top.hasDup {
+				awaiting = &unused // resolves nothing, keeps the rule in one place
 			}
 		case value[0] == '|' || value[0] == '>':
 			opaque = col
 		case !plainValue(value):
-			return dupScan{}
+			return s.gaveUp()
 		default:
 			opaque = col // a plain scalar may go on over more-indented lines
 		}
@@ -315,25 +345,33 @@ func closingQuote(v []byte) int {
 
 // stringKey reports whether a plain key is certainly read as a string of the same text (a
 // name, not a number, boolean or null), so that equal text means an equal key.
-func stringKey(k string) bool {
-	if k == "" || !plainKey(k) {
+func stringKey(k []byte) bool {
+	if len(k) == 0 || !plainKey(k) {
 		return false
 	}
 	c := k[0]
 	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
 		return false
 	}
-	switch strings.ToLower(k) {
-	case "y", "yes", "n", "no", "on", "off", "true", "false", "null":
-		return false
+	for _, word := range yaml11Words {
+		if bytes.EqualFold(k, word) {
+			return false
+		}
 	}
 	return true
 }
 
-// plainKey reports whether a key uses only characters that need no quoting or escaping.
-func plainKey(k string) bool {
+// yaml11Words are the plain words YAML 1.1 reads as booleans or null.
+var yaml11Words = [][]byte{[]byte("y"), []byte("yes"), []byte("n"), []byte("no"), []byte("on"), []byte("off"), []byte("true"), []byte("false"), []byte("null")}
+
+// plainKey reports whether a key uses only characters that need no quoting or escaping, and
+// single spaces between words ("abc def"), which a plain scalar keeps as they are.
+func plainKey(k []byte) bool {
 	for i := 0; i < len(k); i++ {
 		c := k[i]
+		if c == ' ' && i > 0 && i < len(k)-1 && k[i-1] != ' ' {
+			continue
+		}
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == '/') {
 			return false
 		}

@@ -86,6 +86,10 @@ func TestScanDuplicateKeys(t *testing.T) {
 		{"- |\n  a: 1\n  a: 1\n- b\n", 0},
 		{"a: 1 # a: 2\na: 3\n", 1},
 		{"kind: Pod\nmetadata:\n  labels:\n    app: web\n    app: web\n  name: x\n", 1},
+		{"abc def: ghi\nabc def: ghi\nabc def: ghi\n", 2}, // plain keys of several words
+		{"yes sir: 1\nyes sir: 2\n", 1},
+		{"1 a: x\n1 a: y\n", 0},
+		{"a  b: 1\na  b: 2\n", -1}, // two spaces: not followed
 	}
 	for _, c := range cases {
 		s := checkScan(t, []byte(c.yaml))
@@ -129,6 +133,7 @@ func FuzzScanDuplicateKeys(f *testing.F) {
 	f.Add([]byte("a: 1\na:\n  b: 1\n  b: 2\n"))
 	f.Add([]byte("- a: 1\n  a: 2\n- a: 3\n  b: |\n    b: 1\n"))
 	f.Add([]byte("kind: Pod\nmetadata:\n  labels:\n    app: web\n    app: web\n  name: x\n"))
+	f.Add([]byte("abc def: ghi\nabc def:\n  x y: 1\n  x y: 2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 4096 {
 			return

@@ -57,21 +57,31 @@ func (s *sim) disrupt() error {
 	if err := s.flush(); err != nil {
 		return err
 	}
-	if !s.anyCandidate() {
+	if !s.anyEligible() {
+		if next, ok := s.nextDeadline(); ok {
+			s.disruptDirty = true
+			s.requestDisruption(next)
+		}
 		return nil
 	}
-	decisions, err := disruption.Decide(s.disruptionInput())
+	in := s.disruptionInput()
+	decisions, err := disruption.Decide(in)
 	if err != nil {
 		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
 	}
-	if debugDisrupt {
-		fmt.Println(s.now, len(decisions.Commands), decisions.Blocked)
+	if s.opts.Observe != nil {
+		s.opts.Observe(Observation{Time: s.now, Disruption: &in, Decisions: &decisions})
 	}
 	for _, c := range decisions.Commands {
 		if err := s.startCommand(c); err != nil {
 			return err
 		}
 	}
+	drifting := false
+	for _, c := range decisions.Commands {
+		drifting = drifting || c.Method == disruption.MethodDrift
+	}
+	s.poolChanged = s.poolChanged && drifting
 	if len(decisions.Commands) == 0 {
 		if next, ok := s.nextDeadline(); ok {
 			s.disruptDirty = true
@@ -81,14 +91,55 @@ func (s *sim) disrupt() error {
 	return nil
 }
 
-// anyCandidate reports whether some ready NodePool node is not already being disrupted.
-func (s *sim) anyCandidate() bool {
+// anyEligible reports whether Decide could act on some node now: a ready NodePool node not
+// being disrupted that is drifted (or whose NodePool changed since Decide last looked),
+// expired, or consolidatable (consolidateAfter passed since its last pod event; empty under
+// WhenEmpty). Without one, Decide would only list every node as blocked, so it is not asked.
+func (s *sim) anyEligible() bool {
 	for _, n := range s.lives {
-		if !n.gone && n.ready && !n.disrupting && n.NodePool != "" {
+		if n.gone || !n.ready || n.disrupting || n.NodePool == "" {
+			continue
+		}
+		np := s.pool(n.NodePool)
+		if np == nil {
+			continue
+		}
+		if n.drifted != "" || s.poolChanged {
+			return true
+		}
+		expire := np.ExpireAfter
+		if n.expireSet {
+			expire = n.expireAfter
+		}
+		if expire != nil && !s.now.Before(n.created.Add(*expire)) {
+			return true
+		}
+		consolidatable := false
+		switch after := np.Disruption.ConsolidateAfter; {
+		case n.consolidatable != nil:
+			consolidatable = *n.consolidatable
+		case after != nil:
+			consolidatable = !s.now.Before(n.lastPodEvent.Add(*after))
+		}
+		if consolidatable && (np.Disruption.ConsolidationPolicy != scheduling.ConsolidationWhenEmpty || s.empty(n.Name)) {
 			return true
 		}
 	}
 	return false
+}
+
+// empty reports whether a node runs no pod other than DaemonSet and mirror pods.
+func (s *sim) empty(name string) bool {
+	en := s.clusterNode(name)
+	if en == nil {
+		return true
+	}
+	for _, p := range en.Pods {
+		if !isDaemonOrMirror(p) && !isFinished(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // nextDeadline is the next time after now a node becomes consolidatable or expires.
@@ -188,7 +239,6 @@ func (s *sim) startCommand(c disruption.Command) error {
 	s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionDisrupt, Method: c.Method, Reason: cmd.reason,
 		Nodes: cmd.candidates, Replacements: cmd.replacements, Pods: len(c.Evictions), Savings: c.Savings})
 	s.waiting = append(s.waiting, cmd)
-	s.touch()
 	return s.replacementsReady()
 }
 
@@ -265,9 +315,6 @@ func (s *sim) drainStep(name string) error {
 		}
 		s.backToPending(r)
 		s.evicted++
-	}
-	if len(allowed) > 0 {
-		s.touch()
 	}
 	if len(allowed) < len(movable) {
 		s.schedule(step{at: s.now.Add(s.opts.DisruptionInterval), kind: stepDrain, name: name})
@@ -366,11 +413,10 @@ func (s *sim) updateNodePool(ev Event) error {
 		return fmt.Errorf("%s: %w", ev.Source, err)
 	}
 	s.cluster = c
+	s.poolChanged = true
 	s.touch()
 	if len(in.Pods) > 0 {
 		s.openBatch()
 	}
 	return nil
 }
-
-var debugDisrupt = false

@@ -92,7 +92,7 @@ func run(t *testing.T, start disruption.Input, events ...replay.Event) replay.Re
 
 // checkInvariants holds for every replay: the total cost is the timeline's integral and the
 // sum of the nodes' lifetimes times their prices; every created pod is accounted for.
-func checkInvariants(t *testing.T, res replay.Result) {
+func checkInvariants(t testing.TB, res replay.Result) {
 	t.Helper()
 	lifetimes := 0.0
 	for _, n := range res.Nodes {
@@ -106,4 +106,11 @@ func checkInvariants(t *testing.T, res replay.Result) {
 	for i := 1; i < len(res.Timeline); i++ {
 		require.True(t, res.Timeline[i-1].Time.Before(res.Timeline[i].Time), "timeline in time order")
 	}
+}
+
+func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }
+
+// deploymentPod is a pending pod of the deployment's template.
+func deploymentPod(d *appsv1.Deployment) (*corev1.Pod, error) {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Labels: d.Spec.Template.Labels}, Spec: d.Spec.Template.Spec}, nil
 }

@@ -58,6 +58,10 @@ func (s *sim) provision() error {
 		return fmt.Errorf("replay: provisioning at %s: %w", stamp(s.now), err)
 	}
 	s.rename(plan.NodeClaims)
+	if s.opts.Observe != nil {
+		in := s.cluster.Input()
+		s.opts.Observe(Observation{Time: s.now, Cluster: &in, Plan: &plan})
+	}
 	if err := s.cluster.Apply(scheduling.Change{}, plan); err != nil {
 		return fmt.Errorf("replay: provisioning at %s: %w", stamp(s.now), err)
 	}
@@ -92,9 +96,6 @@ func (s *sim) provision() error {
 	}
 	if len(launched) > 0 {
 		s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionLaunch, Nodes: launched, Pods: placed})
-	}
-	if placed > 0 || len(launched) > 0 {
-		s.touch()
 	}
 	return nil
 }

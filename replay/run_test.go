@@ -225,3 +225,19 @@ func TestBadEvents(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A pod that fits nowhere waits, with its reason, until room is freed: a NodePool limit
+// allows one node, and the pod runs once another workload is deleted.
+func TestPendingUntilRoomIsFreed(t *testing.T) {
+	start := startCluster(time.Hour)
+	start.NodePools[0] = tb.NodePool("default", small()).Limit("cpu", "2").ConsolidateAfter(time.Hour).Obj()
+	res := run(t, start, create(0, deployment("a", 2, "1")), create(time.Minute, deployment("b", 1, "1")))
+	require.Len(t, res.Summary.Unschedulable, 1)
+	require.Equal(t, "default/b-0", res.Summary.Unschedulable[0].Pod)
+	require.NotEmpty(t, res.Summary.Unschedulable[0].Reason)
+
+	res = run(t, start, create(0, deployment("a", 2, "1")), create(time.Minute, deployment("b", 1, "1")), scale(10*time.Minute, "a", 1))
+	require.Empty(t, res.Summary.Unschedulable)
+	require.Equal(t, 3, res.Summary.Pods.Created)
+	require.Equal(t, replay.Percentiles{P50: 61, P95: 9*60 + 1, Max: 9*60 + 1}, res.Summary.PendingSeconds, "b-0 runs 1 s (a batch) after a-1 left at 10 m")
+}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -45,6 +44,21 @@ type Options struct {
 	Scheduling scheduling.Options
 	// Progress, when set, is called as simulated time advances.
 	Progress func(now, until time.Time)
+	// Observe, when set, is shown every provisioning and disruption step: what was solved or
+	// decided and the cluster it was solved or decided on (for checkers; read it, never
+	// modify it).
+	Observe func(Observation)
+}
+
+// Observation is one provisioning or disruption step of a replay; one of its parts is set.
+type Observation struct {
+	Time time.Time
+	// Provisioning: the cluster with its pending pods, and the plan Run applied to it.
+	Cluster *scheduling.Input
+	Plan    *scheduling.Plan
+	// Disruption: the input Decide was given and its decisions.
+	Disruption *disruption.Input
+	Decisions  *disruption.Decisions
 }
 
 func (o Options) withDefaults() Options {
@@ -164,6 +178,13 @@ func (s *sim) run() error {
 		if err := s.flush(); err != nil {
 			return err
 		}
+		if s.retry {
+			// Room was freed: pods left pending for want of it are planned again.
+			s.retry = false
+			if !s.batchOpen && len(s.cluster.Input().Pods) > 0 {
+				s.openBatch()
+			}
+		}
 		if s.record() || len(s.decisions) > decided {
 			s.rest = s.now
 		}
@@ -203,9 +224,6 @@ func (s *sim) handle(st step) error {
 	return fmt.Errorf("replay: unknown step %d", st.kind)
 }
 
-// pdbs of the cluster, fixed for the replay.
-type pdbList = []*policyv1.PodDisruptionBudget
-
 // podPhase of a pod in the replay.
 type podPhase int
 
@@ -218,15 +236,14 @@ const (
 
 // podRec is a pod's story in the replay.
 type podRec struct {
-	pod      *corev1.Pod
-	key      string
-	owner    *workload
-	created  time.Time
-	phase    podPhase
-	node     string // the node it is bound or nominated to, "" while unplaced
-	since    time.Time
-	ordinal  int // a StatefulSet pod's ordinal
-	gen      int // counts starts, so a finish planned before an eviction is ignored
-	reason   string
-	runUntil time.Duration
+	pod     *corev1.Pod
+	key     string
+	owner   *workload
+	created time.Time
+	phase   podPhase
+	node    string // the node it is bound or nominated to, "" while unplaced
+	since   time.Time
+	ordinal int // a StatefulSet pod's ordinal
+	gen     int // counts starts, so a finish planned before an eviction is ignored
+	reason  string
 }

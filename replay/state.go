@@ -41,8 +41,10 @@ type sim struct {
 	// Disruption: disruptAt is the tick queued (zero when none).
 	disruptAt    time.Time
 	disruptDirty bool
-	drains       map[string]*drain
-	waiting      []*command
+	// poolChanged is set by a NodePool update until Decide finds no more drift.
+	poolChanged bool
+	drains      map[string]*drain
+	waiting     []*command
 
 	rest                       time.Time
 	timeline                   []Point

@@ -21,6 +21,9 @@ type Cluster struct {
 	prep *prepared
 	// narrowed holds, per Change.Requirements, the NodePools prepared with them.
 	narrowed map[string]*prepared
+	// removed are the names of the nodes Apply took away: new nodes never take them, so that
+	// a name means one node for the Cluster's whole life.
+	removed []string
 }
 
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
@@ -97,6 +100,9 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 		return Plan{}, err
 	}
 	in.Options = opts
+	// The removed nodes run until what replaces them is up: new nodes do not take their names,
+	// nor those of nodes removed before.
+	in.reservedNames = append(slices.Clip(c.removed), change.RemoveNodes...)
 	prep := c.prep
 	if len(change.Requirements) > 0 {
 		if prep, in.NodePools, err = c.narrow(change.Requirements); err != nil {
@@ -226,6 +232,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		return err
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
+	c.removed = append(c.removed, change.RemoveNodes...)
 	return nil
 }
 

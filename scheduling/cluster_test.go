@@ -219,3 +219,27 @@ func TestSkipLowerBound(t *testing.T) {
 	quick.Summary.LowerBound = full.Summary.LowerBound
 	require.Equal(t, full, quick)
 }
+
+// A node a simulated change removes still runs until its replacement is up: the new node
+// does not take its name.
+func TestSimulateKeepsRemovedNodesNames(t *testing.T) {
+	in := twoNodeCluster()
+	in.ExistingNodes[0].Node.Name = "default-1"
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	plan, err := c.Simulate(scheduling.Change{RemoveNodes: []string{"default-1", "n2"}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"default-2 c4 us-west-2a spot: web-0 web-1 web-2"}, render(plan))
+}
+
+// Nor does a later new node take the name of a node an earlier Apply removed.
+func TestApplyKeepsRemovedNodesNames(t *testing.T) {
+	in := twoNodeCluster()
+	in.ExistingNodes[0].Node.Name = "default-1"
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	require.NoError(t, c.Apply(scheduling.Change{RemoveNodes: []string{"default-1"}}, scheduling.Plan{}))
+	plan, err := c.Simulate(scheduling.Change{RemoveNodes: []string{"n2"}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"default-2 c4 us-west-2a spot: web-0 web-1 web-2"}, render(plan))
+}

@@ -23,6 +23,9 @@ type Input struct {
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
 	Options                Options
+	// reservedNames are names new nodes must not take besides the existing nodes': those of
+	// nodes a simulated change removes, which still run until their replacements are up.
+	reservedNames []string
 }
 
 // ExistingNode is a node already in the cluster.

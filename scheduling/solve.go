@@ -164,6 +164,9 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	for _, n := range s.existing {
 		s.usedNames[n.name] = true
 	}
+	for _, name := range in.reservedNames {
+		s.usedNames[name] = true
+	}
 	s.pools = bindPools(prep.pools, s.existing, prep.daemons, s.dims)
 	s.daemons = prep.daemons
 	var bound []*corev1.Pod

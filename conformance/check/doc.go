@@ -76,6 +76,25 @@
 //
 // Each placed pod is taken out of the snapshot, run through RunPreFilterPlugins and
 // RunFilterPlugins against its node, and put back, so every check sees the whole finished
-// state but the pod itself. The framework stops at the first failing plugin, so a pod
-// reports one failure.
+// state but the pod itself. NodeInfo keeps a node's used host ports as a set, so taking out
+// one of two pods on the same port would forget the port: the node's ports are recounted from
+// the pods left on it before each check. The framework stops at the first failing plugin, so
+// a pod reports one failure.
+//
+// # Decisions
+//
+// Decisions checks a disruption.Decisions the same way, on the cluster its commands leave:
+//
+//	res, err := check.Decisions(in, decisions) // in is what disruption.Decide was given
+//
+// The commands are applied in order: candidates leave, replacements join as new nodes, each
+// evicted pod runs where its move says. Every pod of the result is checked, those that stay
+// as well as those that moved, and so is the accounting: every pod of a removed node that
+// must be rescheduled (not a DaemonSet, static, mirror or terminating pod) is evicted and
+// moved once, to a node that exists then and is not removed later (a forceful expiration may
+// leave pods pending: Result.Pending); graceful commands take PodDisruptionBudget
+// disruptions only while a budget allows one, candidate by candidate, and never evict a pod
+// two budgets select. A staying pod that fails in the cluster as it was, before any command,
+// is reported in Result.Preexisting, not as a failure. ReadDocument reads both documents
+// back, and cmd/check runs either against an input read as the nodeplan CLI reads it.
 package check

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nodeplan/nodeplan/conformance/workload"
+	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -31,6 +32,34 @@ func BenchmarkDiverse(b *testing.B) {
 			b.ReportMetric(plan.Summary.HourlyCost, "$/h")
 			b.ReportMetric(plan.Summary.LowerBound, "bound$/h")
 			b.ReportMetric(float64(len(plan.Unschedulable)), "unschedulable")
+		})
+	}
+}
+
+// BenchmarkDecideEdge decides on an edge cluster (workload.EdgeCluster), whose staying pods
+// with required pod affinity Decide keeps valid, reporting moves and $/h saved.
+func BenchmarkDecideEdge(b *testing.B) {
+	for _, n := range []int{300, 1500} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in, err := workload.EdgeCluster(rand.New(rand.NewPCG(1, 24)), n, edgeNow)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var d disruption.Decisions
+			for i := 0; i < b.N; i++ {
+				if d, err = disruption.Decide(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			moves, saved := 0, 0.0
+			for _, c := range d.Commands {
+				moves += len(c.Moves)
+				saved += c.Savings
+			}
+			b.ReportMetric(float64(moves), "moves")
+			b.ReportMetric(saved, "$/h-saved")
 		})
 	}
 }

@@ -53,7 +53,7 @@ const (
 // gracefully) besides apps under one. The pods are planned with scheduling.Solve onto two
 // NodePools over 4 to 8 vCPU types of FakeCatalog, so the cluster starts valid, and then about
 // 40% of the pods that nothing depends on are gone, as after a scale-down: the nodes are
-// underutilized and consolidation has work to do.
+// underutilized (none empty) and consolidation has work to do.
 func EdgeCluster(r *rand.Rand, nodes int, now time.Time) (disruption.Input, error) {
 	var types []*instancetype.InstanceType
 	for _, it := range FakeCatalog(8)[3:] {
@@ -105,9 +105,11 @@ func EdgeCluster(r *rand.Rand, nodes int, now time.Time) (disruption.Input, erro
 		n := &disruption.Node{Node: node, NodePool: nc.NodePool, InstanceType: nc.InstanceType, Zone: nc.Zone,
 			CapacityType: nc.CapacityType, Price: nc.Price, Created: created, Initialized: true,
 			VolumeAttachLimits: map[string]int{Driver: edgeAttachLimit}}
-		for _, k := range nc.Pods {
-			if g.removable[k] && r.IntN(10) < 4 {
-				continue // scaled down
+		for j, k := range nc.Pods {
+			// Scaled down, but no node empties: emptiness would take the decision and leave
+			// consolidation, whose moves this cluster is for, unexercised.
+			if j > 0 && g.removable[k] && r.IntN(10) < 4 {
+				continue
 			}
 			p := pods[k].DeepCopy()
 			p.Spec.NodeName = name

@@ -27,12 +27,8 @@ func NewReplayDocument(r replay.Result) ReplayDocument {
 func WriteReplayTable(w io.Writer, r replay.Result) error {
 	var b strings.Builder
 	s := r.Summary
-	span := r.End.Sub(r.Start)
-	perHour := 0.0
-	if span > 0 {
-		perHour = s.TotalCost / span.Hours()
-	}
-	fmt.Fprintf(&b, "SPAN        %s to %s (%s)\n", r.Start.UTC().Format("2006-01-02T15:04:05Z"), r.End.UTC().Format("2006-01-02T15:04:05Z"), span)
+	perHour := averageHourly(r)
+	fmt.Fprintf(&b, "SPAN        %s to %s (%s)\n", stampUTC(r.Start), stampUTC(r.End), r.End.Sub(r.Start))
 	fmt.Fprintf(&b, "TOTAL COST  $%.2f (%s/h on average, $%.2f/month at that rate)\n", s.TotalCost, price(perHour), perHour*hoursPerMonth)
 	fmt.Fprintf(&b, "PEAK        %d nodes, %s/h\n", s.PeakNodes, price(s.PeakHourlyCost))
 	fmt.Fprintf(&b, "LAUNCHED    %d nodes\n", s.Launched)
@@ -42,36 +38,12 @@ func WriteReplayTable(w io.Writer, r replay.Result) error {
 	fmt.Fprintf(&b, "PODS        %d created: %d running, %d pending, %d finished, %d deleted\n\n",
 		s.Pods.Created, s.Pods.Running, s.Pods.Pending, s.Pods.Finished, s.Pods.Deleted)
 
-	type group struct{ instanceType, capacityType string }
-	hours := map[group]float64{}
-	cost := map[group]float64{}
-	count := map[group]int{}
-	for _, n := range r.Nodes {
-		g := group{n.InstanceType, n.CapacityType}
-		h := n.Hours(r.End)
-		hours[g] += h
-		cost[g] += h * n.Price
-		count[g]++
-	}
-	groups := make([]group, 0, len(hours))
-	for g := range hours {
-		groups = append(groups, g)
-	}
-	sort.Slice(groups, func(i, j int) bool {
-		if cost[groups[i]] != cost[groups[j]] {
-			return cost[groups[i]] > cost[groups[j]]
-		}
-		if groups[i].instanceType != groups[j].instanceType {
-			return groups[i].instanceType < groups[j].instanceType
-		}
-		return groups[i].capacityType < groups[j].capacityType
-	})
-	if len(groups) > 0 {
+	if groups := nodeHoursByType(r); len(groups) > 0 {
 		b.WriteString("NODE-HOURS\n")
 		tw := newTable(&b)
 		fmt.Fprintln(tw, "INSTANCE TYPE\tCAPACITY\tNODES\tNODE-HOURS\tCOST")
 		for _, g := range groups {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t$%.2f\n", g.instanceType, g.capacityType, count[g], hours[g], cost[g])
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t$%.2f\n", g.instanceType, g.capacityType, g.nodes, g.hours, g.cost)
 		}
 		tw.Flush()
 		b.WriteString("\n")
@@ -108,3 +80,39 @@ func byReason(counts map[string]int) string {
 }
 
 func seconds(v float64) string { return fmt.Sprintf("%.0fs", v) }
+
+// nodeHours is what one instance type and capacity type ran for in a replay.
+type nodeHours struct {
+	instanceType, capacityType string
+	nodes                      int
+	hours, cost                float64
+}
+
+// nodeHoursByType sums the nodes' lifetimes by instance type and capacity type, dearest first.
+func nodeHoursByType(r replay.Result) []nodeHours {
+	index := map[[2]string]int{}
+	var out []nodeHours
+	for _, n := range r.Nodes {
+		key := [2]string{n.InstanceType, n.CapacityType}
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, nodeHours{instanceType: n.InstanceType, capacityType: n.CapacityType})
+		}
+		h := n.Hours(r.End)
+		out[i].nodes++
+		out[i].hours += h
+		out[i].cost += h * n.Price
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].cost != out[j].cost {
+			return out[i].cost > out[j].cost
+		}
+		if out[i].instanceType != out[j].instanceType {
+			return out[i].instanceType < out[j].instanceType
+		}
+		return out[i].capacityType < out[j].capacityType
+	})
+	return out
+}

@@ -177,3 +177,23 @@ func outputError(stderr io.Writer, fs *flag.FlagSet, err error) int {
 	fmt.Fprintf(stderr, "%s: writing output: %v\n", fs.Name(), err)
 	return ExitInput
 }
+
+// NewFlagSet returns the flag set of another program's command, with nodeplan's usage
+// layout (kubectl nodeplan snapshot uses it).
+func NewFlagSet(prog, name, synopsis, description string, stderr io.Writer) *flag.FlagSet {
+	return newFlagSet(prog, name, synopsis, description, stderr)
+}
+
+// ParseFlags parses a command's flags as nodeplan's commands do; when it returns false, the
+// command returns code.
+func ParseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) { return parseFlags(fs, args) }
+
+// BadFlag reports a flag value that cannot be used and returns ExitUsage.
+func BadFlag(stderr io.Writer, fs *flag.FlagSet, format string, args ...any) int {
+	return badFlag(stderr, fs, format, args...)
+}
+
+// InputError reports input that cannot be used and returns ExitInput.
+func InputError(stderr io.Writer, fs *flag.FlagSet, err error) int {
+	return inputError(stderr, fs, err)
+}

@@ -30,16 +30,11 @@ alone.`
 
 // Consolidate is the consolidate command reading its objects from the input newInput makes.
 func Consolidate(newInput NewInput) Command {
-	run := func(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return runConsolidate(prog, newInput, args, stdin, stdout, stderr)
-	}
-	return Command{"consolidate", "decide which running nodes to delete or replace", run}
+	return inputCommand("consolidate", "decide which running nodes to delete or replace", newInput, runConsolidate)
 }
 
 func runConsolidate(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	synopsis, description := describe(newInput, prog+" consolidate %s [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [-o table|json|yaml|html]", consolidateDescription)
-	fs := newFlagSet(prog, "consolidate", synopsis, description, stderr)
-	in := addInputFlags(fs, newInput)
+	fs, in := newInputFlagSet(prog, "consolidate", prog+" consolidate %s [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [-o table|json|yaml|html]", consolidateDescription, newInput, stderr)
 	var nowFlag string
 	fs.StringVar(&nowFlag, "now", "", "decision `time` in RFC 3339, e.g. 2026-01-10T12:00:00Z (default: the current time)")
 	if code, ok := parseFlags(fs, args); !ok {

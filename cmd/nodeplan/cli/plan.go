@@ -69,24 +69,29 @@ func (f *inputFlags) config(stdin io.Reader) app.Config {
 	return app.Config{Load: load, Catalog: f.catalog.catalog, Region: f.catalog.region}
 }
 
-// describe fills a command's help with its input's synopsis and paragraph.
-func describe(newInput NewInput, synopsis, description string) (string, string) {
-	in := newInput(flag.NewFlagSet("", flag.ContinueOnError))
-	return fmt.Sprintf(synopsis, in.Synopsis()), fmt.Sprintf(description, in.Help())
+// newInputFlagSet returns the flag set of a command that reads objects from the input
+// newInput makes, with the input's, the catalog's and -o flags; synopsis and description
+// have a %s for the input's synopsis and help paragraph.
+func newInputFlagSet(prog, name, synopsis, description string, newInput NewInput, stderr io.Writer) (*flag.FlagSet, *inputFlags) {
+	help := newInput(flag.NewFlagSet("", flag.ContinueOnError))
+	fs := newFlagSet(prog, name, fmt.Sprintf(synopsis, help.Synopsis()), fmt.Sprintf(description, help.Help()), stderr)
+	return fs, addInputFlags(fs, newInput)
+}
+
+// inputCommand is a command whose run reads its objects from the input newInput makes.
+func inputCommand(name, summary string, newInput NewInput, run func(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int) Command {
+	return Command{name, summary, func(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return run(prog, newInput, args, stdin, stdout, stderr)
+	}}
 }
 
 // Plan is the plan command reading its objects from the input newInput makes.
 func Plan(newInput NewInput) Command {
-	run := func(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return runPlan(prog, newInput, args, stdin, stdout, stderr)
-	}
-	return Command{"plan", "plan the nodes for the pending pods of some manifests", run}
+	return inputCommand("plan", "plan the nodes for the pending pods of some manifests", newInput, runPlan)
 }
 
 func runPlan(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	synopsis, description := describe(newInput, prog+" plan %s [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml|html] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD] [--strategy cheapest|karpenter]", planDescription)
-	fs := newFlagSet(prog, "plan", synopsis, description, stderr)
-	in := addInputFlags(fs, newInput)
+	fs, in := newInputFlagSet(prog, "plan", prog+" plan %s [--catalog aws|synthetic|FILE] [--region R] [-o table|json|yaml|html] [--explain POD] [--preferences Respect|Ignore] [--min-values Strict|BestEffort] [--node-cost USD] [--strategy cheapest|karpenter]", planDescription, newInput, stderr)
 	var explain, preferences, minValues, strategy string
 	fs.StringVar(&explain, "explain", "", "explain the placement of one `POD` (namespace/name; the namespace defaults to default), or of a workload's first pending pod (deployment/web, shop/statefulset/db)")
 	fs.StringVar(&preferences, "preferences", string(scheduling.PreferencesRespect), "`policy` for preferred scheduling terms: Respect (relax them one at a time when a pod cannot be placed otherwise) or Ignore")

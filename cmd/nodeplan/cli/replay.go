@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -28,35 +29,36 @@ event, or the event list's start field. A Job's pods run for spec.activeDeadline
 else the event's duration, else --job-duration.
 
 -o json and -o yaml print the nodeplan/v1 Replay document: summary, timeline (one point
-per change of the node set or pending pods), decisions, nodes.`
+per change of the node set or pending pods), decisions, nodes. -o html writes one
+self-contained page with charts of nodes, $/h and pending pods over time, the disruption
+commands marked. --compare PATH replays the same events on a second start cluster and
+prints both summaries side by side.`
 
 // Replay is the replay command reading its start cluster from the input newInput makes.
 func Replay(newInput NewInput) Command {
-	run := func(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return runReplay(prog, newInput, args, stdin, stdout, stderr)
-	}
-	return Command{"replay", "replay a workload trace through provisioning and disruption", run}
+	return inputCommand("replay", "replay a workload trace through provisioning and disruption", newInput, runReplay)
 }
 
 func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	synopsis, description := describe(newInput, prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [-o table|json|yaml]", replayDescription)
-	fs := newFlagSet(prog, "replay", synopsis, description, stderr)
-	in := addInputFlags(fs, newInput)
+	fs, in := newInputFlagSet(prog, "replay", prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [--compare PATH...] [-o table|json|yaml|html]", replayDescription, newInput, stderr)
 	var eventsPath, nowFlag, untilFlag string
 	fs.StringVar(&eventsPath, "events", "", "events `FILE`: a kubereplay log or a nodeplan event list")
 	fs.StringVar(&nowFlag, "now", "", "start `time` in RFC 3339 (default: the start the events file gives)")
 	fs.StringVar(&untilFlag, "until", "", "stop at this `time` in RFC 3339 (default: the last event plus 24h)")
 	startup := fs.Duration("node-startup", replay.DefaultNodeStartup, "how long a launched node takes to be ready")
 	jobDuration := fs.Duration("job-duration", replay.DefaultJobDuration, "how long a Job's pods run when neither activeDeadlineSeconds nor the event says")
+	var compare pathsFlag
+	fs.Var(&compare, "compare", "another start cluster's manifest `PATH` (repeatable): replay the same events on both and print the summaries side by side")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	if msg := in.check(); msg != "" {
 		return badFlag(stderr, fs, "%s", msg)
 	}
-	if in.output == "html" {
-		return badFlag(stderr, fs, "invalid -o html: replay writes table, json or yaml")
+	if in.output == "html" && len(compare) > 0 {
+		return badFlag(stderr, fs, "invalid -o html with --compare: a comparison is written as table, json or yaml")
 	}
+
 	if eventsPath == "" {
 		return badFlag(stderr, fs, "no events: give the trace with --events FILE (a kubereplay log or a nodeplan event list)")
 	}
@@ -77,7 +79,13 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 		}
 		*f.into = t
 	}
-	res, err := app.Replay(in.config(stdin), eventsPath, start, replay.Options{NodeStartup: *startup, JobDuration: *jobDuration, Until: until})
+	opts := replay.Options{NodeStartup: *startup, JobDuration: *jobDuration, Until: until}
+	bar := newProgressBar(stderr)
+	if bar != nil {
+		opts.Progress = bar.update
+	}
+	res, err := app.Replay(in.config(stdin), eventsPath, start, opts)
+	bar.finish()
 	if res != nil {
 		warn(stderr, res.Bundle.Warnings)
 	}
@@ -85,8 +93,32 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 		return inputError(stderr, fs, err)
 	}
 	warn(stderr, res.Result.Warnings)
-	if in.output == "table" {
+	if len(compare) > 0 {
+		cfg := in.config(stdin)
+		other, err := app.Replay(app.Config{Paths: compare, Catalog: cfg.Catalog, Region: cfg.Region}, eventsPath, start, opts)
+		bar.finish()
+		if other != nil {
+			warn(stderr, other.Bundle.Warnings)
+		}
+		if err != nil {
+			return inputError(stderr, fs, fmt.Errorf("--compare: %w", err))
+		}
+		warn(stderr, other.Result.Warnings)
+		first := "the cluster"
+		if f, ok := in.input.(*files); ok {
+			first = f.paths.String()
+		}
+		names := [2]string{first, compare.String()}
+		if in.output == "table" {
+			return outputError(stderr, fs, app.WriteReplayComparison(stdout, names, res.Result, other.Result))
+		}
+		return outputError(stderr, fs, app.Write(stdout, app.NewReplayComparisonDocument(names, res.Result, other.Result), in.output))
+	}
+	switch in.output {
+	case "table":
 		return outputError(stderr, fs, app.WriteReplayTable(stdout, res.Result))
+	case "html":
+		return outputError(stderr, fs, app.WriteReplayHTML(stdout, res.Result))
 	}
 	return outputError(stderr, fs, app.Write(stdout, app.NewReplayDocument(res.Result), in.output))
 }
