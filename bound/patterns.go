@@ -90,18 +90,20 @@ func Patterns(in Input) float64 {
 	patterns := initialPatterns(items, kinds)
 	rounds := patternRounds(len(kinds), len(items))
 	var duals []float64
+	// The master LP's columns and prices grow with the patterns; its buffers serve every round.
+	var cols [][]float64
+	var prices []float64
+	var lp LP
 	for round := 0; ; round++ {
-		cols := make([][]float64, len(patterns))
-		prices := make([]float64, len(patterns))
-		for j, p := range patterns {
+		for _, p := range patterns[len(cols):] {
 			col := make([]float64, len(items))
 			for i, c := range p.counts {
 				col[i] = float64(c) / float64(items[i].count)
 			}
-			cols[j] = col
-			prices[j] = kinds[p.kind].price
+			cols = append(cols, col)
+			prices = append(prices, kinds[p.kind].price)
 		}
-		_, _, y, ok := CoverLP(prices, cols, len(items))
+		_, _, y, ok := lp.cover(prices, len(cols), len(items), 0, func(j, r int) float64 { return cols[j][r] })
 		if !ok {
 			return 0
 		}
