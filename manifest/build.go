@@ -20,7 +20,6 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/instancetype/aws"
 	"github.com/nodeplan/nodeplan/internal/parallel"
-	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -176,14 +175,8 @@ func (s *builder) add(e entry) error {
 		}
 		b.DaemonSets = append(b.DaemonSets, o)
 	case *corev1.Node:
-		if err := s.d.checkNode(doc, o); err != nil {
+		if err := s.d.checkNodeResources(doc, o.Status.Capacity, o.Status.Allocatable); err != nil {
 			return err
-		}
-		if name, err := resources.CheckList(o.Status.Capacity); err != nil {
-			return doc.errorf(joinKey("status.capacity", string(name)), "%v", err)
-		}
-		if name, err := resources.CheckList(o.Status.Allocatable); err != nil {
-			return doc.errorf(joinKey("status.allocatable", string(name)), "%v", err)
 		}
 		b.Nodes = append(b.Nodes, o)
 		return s.define(doc, "Node", &o.ObjectMeta)
@@ -224,6 +217,9 @@ func (s *builder) add(e entry) error {
 		b.NodeOverlays = append(b.NodeOverlays, o)
 		return s.define(doc, "NodeOverlay", &metav1.ObjectMeta{Name: o.Name})
 	case *NodeClaim:
+		if err := s.d.checkNodeResources(doc, o.Capacity, o.Allocatable); err != nil {
+			return err
+		}
 		b.NodeClaims = append(b.NodeClaims, o)
 		return s.define(doc, "NodeClaim", &metav1.ObjectMeta{Name: o.Name})
 	case *ec2CapacityReservations:

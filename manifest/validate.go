@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -366,24 +367,28 @@ func validateClaimSpec(doc *document, field string, spec *corev1.PersistentVolum
 	return nil
 }
 
-// checkNode refuses a negative capacity or allocatable and, where the allocatable of a
-// resource exceeds its capacity, warns and uses the capacity, as the node cannot offer more.
-func (d *decoder) checkNode(doc *document, n *corev1.Node) error {
+// checkNodeResources checks a Node's or NodeClaim's status: no negative or oversized
+// capacity or allocatable and, where the allocatable of a resource exceeds its capacity, a
+// warning and the capacity in its place, as the node cannot offer more.
+func (d *decoder) checkNodeResources(doc *document, capacity, allocatable corev1.ResourceList) error {
 	for _, list := range []struct {
 		field string
 		l     corev1.ResourceList
-	}{{"status.capacity", n.Status.Capacity}, {"status.allocatable", n.Status.Allocatable}} {
+	}{{"status.capacity", capacity}, {"status.allocatable", allocatable}} {
 		for _, name := range slices.Sorted(maps.Keys(list.l)) {
 			if q := list.l[name]; q.Sign() < 0 {
 				return doc.errorf(joinKey(list.field, string(name)), "must not be negative, got %s", q.String())
 			}
 		}
+		if name, err := resources.CheckList(list.l); err != nil {
+			return doc.errorf(joinKey(list.field, string(name)), "%v", err)
+		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(n.Status.Allocatable)) {
-		alloc := n.Status.Allocatable[name]
-		if capacity, ok := n.Status.Capacity[name]; ok && alloc.Cmp(capacity) > 0 {
-			d.warnf("%s: %s: %s is more than the capacity %s: using %s", doc.where(), joinKey("status.allocatable", string(name)), alloc.String(), capacity.String(), capacity.String())
-			n.Status.Allocatable[name] = capacity.DeepCopy()
+	for _, name := range slices.Sorted(maps.Keys(allocatable)) {
+		alloc := allocatable[name]
+		if c, ok := capacity[name]; ok && alloc.Cmp(c) > 0 {
+			d.warnf("%s: %s: %s is more than the capacity %s: using %s", doc.where(), joinKey("status.allocatable", string(name)), alloc.String(), c.String(), c.String())
+			allocatable[name] = c.DeepCopy()
 		}
 	}
 	return nil

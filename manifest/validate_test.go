@@ -124,6 +124,10 @@ func TestMetadataValidation(t *testing.T) {
 			"apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nstatus: {capacity: {memory: -1Gi}}\n",
 			`x.yaml: document 1 (Node node-1): status.capacity.memory: must not be negative, got -1Gi`,
 		},
+		"node claim allocatable": {
+			"apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: general-abc}\nspec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}, requirements: []}\nstatus: {allocatable: {pods: \"-3\"}}\n",
+			`x.yaml: document 1 (NodeClaim general-abc): status.allocatable.pods: must not be negative, got -3`,
+		},
 		"karpenter kind in an unknown version": {
 			"apiVersion: karpenter.sh/v2\nkind: NodePool\nmetadata: {name: general}\n",
 			`x.yaml: document 1 (NodePool general): apiVersion: unknown version "karpenter.sh/v2" of NodePool (known versions: karpenter.sh/v1, karpenter.sh/v1beta1)`,
