@@ -14,10 +14,7 @@ import (
 // falls below the scale found so far: those kinds cannot raise it, so the result is the same
 // as solving every kind's knapsack, for a fraction of the LPs.
 func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float64 {
-	worth := 0.0
-	for i, it := range items {
-		worth += duals[i] * float64(it.count)
-	}
+	worth := podsWorth(items, duals)
 	if worth <= 0 {
 		return 0
 	}
@@ -66,8 +63,21 @@ func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float6
 		}
 		rho = max(rho, v/kind.price)
 	}
-	// The LP solver works in floating point: a hair of slack keeps rounding from lifting the
-	// bound above the optimum.
+	return scaledWorth(worth, rho)
+}
+
+// podsWorth is what all the pods are worth at these duals.
+func podsWorth(items []*patternItem, duals []float64) float64 {
+	worth := 0.0
+	for i, it := range items {
+		worth += duals[i] * float64(it.count)
+	}
+	return worth
+}
+
+// scaledWorth is the pods' worth with the duals scaled down by rho. The LP solver works in
+// floating point: a hair of slack keeps rounding from lifting the bound above the optimum.
+func scaledWorth(worth, rho float64) float64 {
 	return worth / (rho * (1 + 1e-9)) * (1 - 1e-9)
 }
 
@@ -76,22 +86,9 @@ func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float6
 // (each then solved exactly, by value per unit, with the same count limits), the least of
 // those, plus the items fractionalKnapsack leaves out of its LP, counted as it counts them.
 func knapsackCeiling(items []*patternItem, kind nodeKind, duals []float64) float64 {
-	top := 0.0
-	for _, i := range kind.allowed {
-		top = max(top, duals[i])
-	}
+	top, rows, extra := valuedItems(items, kind, duals, nil)
 	if top <= 0 {
 		return 0
-	}
-	var rows []int
-	extra := 0.0
-	for _, i := range kind.allowed {
-		switch {
-		case duals[i] > top*1e-6:
-			rows = append(rows, i)
-		case duals[i] > 0:
-			extra += duals[i] * float64(fitCount(items[i].requests, kind.room, nil))
-		}
 	}
 	limit := func(i int) float64 {
 		return float64(min(fitCount(items[i].requests, kind.room, nil), items[i].count))

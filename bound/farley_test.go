@@ -88,10 +88,7 @@ func knapsackValue(items []*patternItem, kind nodeKind, duals []float64, sc *kna
 
 // farleyEveryKind is farleyBound solving the knapsack of every kind.
 func farleyEveryKind(items []*patternItem, kinds []nodeKind, duals []float64) float64 {
-	worth := 0.0
-	for i, it := range items {
-		worth += duals[i] * float64(it.count)
-	}
+	worth := podsWorth(items, duals)
 	if worth <= 0 {
 		return 0
 	}
@@ -104,5 +101,5 @@ func farleyEveryKind(items []*patternItem, kinds []nodeKind, duals []float64) fl
 		}
 		rho = max(rho, v/kind.price)
 	}
-	return worth / (rho * (1 + 1e-9)) * (1 - 1e-9)
+	return scaledWorth(worth, rho)
 }

@@ -357,24 +357,9 @@ func pricePatterns(tier int, items []*patternItem, kinds []nodeKind, duals []flo
 // some valued item needs none of the room's resources.
 func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64, sc *knapsackScratch) (float64, []float64) {
 	sc.resourcePrices = sc.resourcePrices[:0]
-	top := 0.0
-	for _, i := range kind.allowed {
-		top = max(top, duals[i])
-	}
+	top, rows, extra := valuedItems(items, kind, duals, sc.rows[:0])
 	if top <= 0 {
 		return 0, nil
-	}
-	// Items worth next to nothing would make the LP's entries huge: they are left out of it
-	// and added at the most the room could hold of each alone, which keeps the bound above.
-	rows := sc.rows[:0]
-	extra := 0.0
-	for _, i := range kind.allowed {
-		switch {
-		case duals[i] > top*1e-6:
-			rows = append(rows, i)
-		case duals[i] > 0:
-			extra += duals[i] * float64(fitCount(items[i].requests, kind.room, nil))
-		}
 	}
 	dims := sc.dims[:0]
 	for d, r := range kind.room {
@@ -430,6 +415,29 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64, sc
 		fractional[i] = max(y[r], 0) / (duals[i] / top)
 	}
 	return cost*scale*top + extra, fractional
+}
+
+// valuedItems splits the items the kind allows for the knapsacks: rows, appended to buf, are
+// those that go into the LP; items worth next to nothing would make the LP's entries huge, so
+// they are left out of it and added (extra) at the most the room could hold of each alone,
+// which keeps the bound above. top is the highest dual, 0 when no item is valued.
+func valuedItems(items []*patternItem, kind nodeKind, duals []float64, buf []int) (top float64, rows []int, extra float64) {
+	for _, i := range kind.allowed {
+		top = max(top, duals[i])
+	}
+	rows = buf
+	if top <= 0 {
+		return 0, rows, 0
+	}
+	for _, i := range kind.allowed {
+		switch {
+		case duals[i] > top*1e-6:
+			rows = append(rows, i)
+		case duals[i] > 0:
+			extra += duals[i] * float64(fitCount(items[i].requests, kind.room, nil))
+		}
+	}
+	return top, rows, extra
 }
 
 // knapsackScratch holds the knapsacks' buffers between calls; the counts exactKnapsack
