@@ -22,13 +22,13 @@ func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float6
 		kind    int
 		ceiling float64 // what the kind's best pattern is worth at most, per price
 	}
+	var scratch knapsackScratch
 	candidates := make([]candidate, len(kinds))
 	for k, kind := range kinds {
-		candidates[k] = candidate{k, knapsackCeiling(items, kind, duals) / kind.price}
+		candidates[k] = candidate{k, knapsackCeiling(items, kind, duals, &scratch) / kind.price}
 	}
 	slices.SortStableFunc(candidates, func(a, b candidate) int { return descending(a.ceiling, b.ceiling) })
 	knapsack := map[int]float64{}
-	var scratch knapsackScratch
 	// The resource prices of the knapsack that set the scale and of the last one solved:
 	// kinds of other sizes of a family are often bounded below the scale by them.
 	var rhoPrices, lastPrices []float64
@@ -85,8 +85,10 @@ func scaledWorth(worth, rho float64) float64 {
 // the kind can hold at these duals, cheaply: the same knapsack kept to one resource at a time
 // (each then solved exactly, by value per unit, with the same count limits), the least of
 // those, plus the items fractionalKnapsack leaves out of its LP, counted as it counts them.
-func knapsackCeiling(items []*patternItem, kind nodeKind, duals []float64) float64 {
-	top, rows, extra := valuedItems(items, kind, duals, nil)
+// It uses sc's rows.
+func knapsackCeiling(items []*patternItem, kind nodeKind, duals []float64, sc *knapsackScratch) float64 {
+	top, rows, extra := valuedItems(items, kind, duals, sc.rows[:0])
+	sc.rows = rows
 	if top <= 0 {
 		return 0
 	}

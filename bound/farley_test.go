@@ -57,7 +57,7 @@ func TestFarleyBoundSolvesOnlyWhatCanRaiseTheScale(t *testing.T) {
 			if !ok {
 				continue
 			}
-			if c := knapsackCeiling(items, kind, duals); c*(1+1e-6) < v {
+			if c := knapsackCeiling(items, kind, duals, &knapsackScratch{}); c*(1+1e-6) < v {
 				t.Fatalf("seed %d: the one-resource ceiling %v is below the knapsack %v", seed, c, v)
 			}
 			for _, p := range prices {
