@@ -220,13 +220,24 @@ func objective(t [][]float64, basis []int, cost []float64) float64 {
 func simplex(t [][]float64, basis []int, cost []float64, cols, maxIter int) bool {
 	m := len(t)
 	rhs := len(t[0]) - 1
+	// The rows whose basic column costs something, and that cost: the others add only zeros
+	// to the reduced costs, which are read only against a negative threshold.
+	var rowBuf [64]int
+	var costBuf [64]float64
+	priced, rowCost := rowBuf[:0], costBuf[:0]
 	for iter := 0; iter < maxIter; iter++ {
+		priced, rowCost = priced[:0], rowCost[:0]
+		for r, b := range basis {
+			if c := cost[b]; c != 0 {
+				priced, rowCost = append(priced, r), append(rowCost, c)
+			}
+		}
 		// Reduced costs: c_j - c_B B^-1 a_j; the tableau already holds B^-1 a_j.
 		enter := -1
 		for j := 0; j < cols; j++ {
 			rc := cost[j]
-			for r := 0; r < m; r++ {
-				rc -= cost[basis[r]] * t[r][j]
+			for k, r := range priced {
+				rc -= rowCost[k] * t[r][j]
 			}
 			if rc < -1e-12 {
 				enter = j // Bland: the first improving column
