@@ -177,7 +177,7 @@ func (lp *LP) cover(prices []float64, n, m, dropped int, col func(j, r int) floa
 			// A degenerate artificial left in the basis at zero: pivot it out if possible.
 			for j := 0; j < n+m; j++ {
 				if math.Abs(t[r][j]) > 1e-12 {
-					pivot(t, basis, r, j)
+					pivot(t, basis, r, j, n+m)
 					break
 				}
 			}
@@ -220,13 +220,24 @@ func objective(t [][]float64, basis []int, cost []float64) float64 {
 func simplex(t [][]float64, basis []int, cost []float64, cols, maxIter int) bool {
 	m := len(t)
 	rhs := len(t[0]) - 1
+	// The rows whose basic column costs something, and that cost: the others add only zeros
+	// to the reduced costs, which are read only against a negative threshold.
+	var rowBuf [64]int
+	var costBuf [64]float64
+	priced, rowCost := rowBuf[:0], costBuf[:0]
 	for iter := 0; iter < maxIter; iter++ {
+		priced, rowCost = priced[:0], rowCost[:0]
+		for r, b := range basis {
+			if c := cost[b]; c != 0 {
+				priced, rowCost = append(priced, r), append(rowCost, c)
+			}
+		}
 		// Reduced costs: c_j - c_B B^-1 a_j; the tableau already holds B^-1 a_j.
 		enter := -1
 		for j := 0; j < cols; j++ {
 			rc := cost[j]
-			for r := 0; r < m; r++ {
-				rc -= cost[basis[r]] * t[r][j]
+			for k, r := range priced {
+				rc -= rowCost[k] * t[r][j]
 			}
 			if rc < -1e-12 {
 				enter = j // Bland: the first improving column
@@ -249,26 +260,31 @@ func simplex(t [][]float64, basis []int, cost []float64, cols, maxIter int) bool
 		if leave < 0 {
 			return false
 		}
-		pivot(t, basis, leave, enter)
+		pivot(t, basis, leave, enter, cols)
 	}
 	return false
 }
 
-func pivot(t [][]float64, basis []int, r, j int) {
+// pivot makes column j basic in row r, over the first cols columns and the right-hand side:
+// phase 2 never reads the artificial columns again, so it leaves them stale.
+func pivot(t [][]float64, basis []int, r, j, cols int) {
 	pr := t[r]
+	rhs := len(pr) - 1
 	inv := 1 / pr[j]
-	for k := range pr {
+	for k := range pr[:cols] {
 		pr[k] *= inv
 	}
+	pr[rhs] *= inv
 	for i := range t {
 		if i == r || t[i][j] == 0 {
 			continue
 		}
 		f := t[i][j]
 		row := t[i]
-		for k := range row {
-			row[k] -= f * pr[k]
+		for k, x := range pr[:cols] {
+			row[k] -= f * x
 		}
+		row[rhs] -= f * pr[rhs]
 	}
 	basis[r] = j
 }

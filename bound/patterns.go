@@ -90,18 +90,20 @@ func Patterns(in Input) float64 {
 	patterns := initialPatterns(items, kinds)
 	rounds := patternRounds(len(kinds), len(items))
 	var duals []float64
+	// The master LP's columns and prices grow with the patterns; its buffers serve every round.
+	var cols [][]float64
+	var prices []float64
+	var lp LP
 	for round := 0; ; round++ {
-		cols := make([][]float64, len(patterns))
-		prices := make([]float64, len(patterns))
-		for j, p := range patterns {
+		for _, p := range patterns[len(cols):] {
 			col := make([]float64, len(items))
 			for i, c := range p.counts {
 				col[i] = float64(c) / float64(items[i].count)
 			}
-			cols[j] = col
-			prices[j] = kinds[p.kind].price
+			cols = append(cols, col)
+			prices = append(prices, kinds[p.kind].price)
 		}
-		_, _, y, ok := CoverLP(prices, cols, len(items))
+		_, _, y, ok := lp.cover(prices, len(cols), len(items), 0, func(j, r int) float64 { return cols[j][r] })
 		if !ok {
 			return 0
 		}
@@ -347,38 +349,6 @@ func pricePatterns(tier int, items []*patternItem, kinds []nodeKind, duals []flo
 	return out
 }
 
-// farleyBound scales the duals until no node kind has a pattern worth more than its price,
-// each kind's best pattern bounded by the fractional knapsack over its room, and returns what
-// the pods are then worth: a feasible dual solution's value, below the LP's optimum.
-func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float64 {
-	worth := 0.0
-	for i, it := range items {
-		worth += duals[i] * float64(it.count)
-	}
-	if worth <= 0 {
-		return 0
-	}
-	knapsack := map[int]float64{}
-	var scratch knapsackScratch
-	rho := 1.0
-	for _, kind := range kinds {
-		v, ok := knapsack[kind.typeKey]
-		if !ok {
-			if v, _, ok = exactKnapsack(items, kind, duals, &scratch); !ok {
-				v, _ = fractionalKnapsack(items, kind, duals, &scratch)
-			}
-			knapsack[kind.typeKey] = v
-		}
-		if math.IsInf(v, 1) {
-			return 0
-		}
-		rho = max(rho, v/kind.price)
-	}
-	// The LP solver works in floating point: a hair of slack keeps rounding from lifting the
-	// bound above the optimum.
-	return worth / (rho * (1 + 1e-9)) * (1 - 1e-9)
-}
-
 // fractionalKnapsack bounds from above what one node of the kind can hold at these duals:
 // max Σ u_i a_i subject to Σ a_i r_i ≤ room, a ≥ 0, solved through its dual,
 // min Σ_d room_d w_d subject to Σ_d r_id w_d ≥ u_i, w ≥ 0 (any feasible w bounds it, and
@@ -386,24 +356,10 @@ func farleyBound(items []*patternItem, kinds []nodeKind, duals []float64) float6
 // scaled to at most 1, which keeps the LP's numbers near 1 whatever the units. +Inf when
 // some valued item needs none of the room's resources.
 func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64, sc *knapsackScratch) (float64, []float64) {
-	top := 0.0
-	for _, i := range kind.allowed {
-		top = max(top, duals[i])
-	}
+	sc.resourcePrices = sc.resourcePrices[:0]
+	top, rows, extra := valuedItems(items, kind, duals, sc.rows[:0])
 	if top <= 0 {
 		return 0, nil
-	}
-	// Items worth next to nothing would make the LP's entries huge: they are left out of it
-	// and added at the most the room could hold of each alone, which keeps the bound above.
-	rows := sc.rows[:0]
-	extra := 0.0
-	for _, i := range kind.allowed {
-		switch {
-		case duals[i] > top*1e-6:
-			rows = append(rows, i)
-		case duals[i] > 0:
-			extra += duals[i] * float64(fitCount(items[i].requests, kind.room, nil))
-		}
 	}
 	dims := sc.dims[:0]
 	for d, r := range kind.room {
@@ -447,12 +403,41 @@ func fractionalKnapsack(items []*patternItem, kind nodeKind, duals []float64, sc
 		}
 		scale = max(scale, 1/lhs)
 	}
+	// The resource columns' values are prices per share of the room: per unit, scaled back.
+	sc.resourcePrices = grow(&sc.resourcePrices, len(kind.room))
+	clear(sc.resourcePrices)
+	for k, d := range dims {
+		sc.resourcePrices[d] = w[k] * scale * top / float64(kind.room[d])
+	}
 	// The covering LP's row duals are the packing LP's solution: a_i = y_i / (u_i / top).
 	fractional := make([]float64, len(items))
 	for r, i := range rows {
 		fractional[i] = max(y[r], 0) / (duals[i] / top)
 	}
 	return cost*scale*top + extra, fractional
+}
+
+// valuedItems splits the items the kind allows for the knapsacks: rows, appended to buf, are
+// those that go into the LP; items worth next to nothing would make the LP's entries huge, so
+// they are left out of it and added (extra) at the most the room could hold of each alone,
+// which keeps the bound above. top is the highest dual, 0 when no item is valued.
+func valuedItems(items []*patternItem, kind nodeKind, duals []float64, buf []int) (top float64, rows []int, extra float64) {
+	for _, i := range kind.allowed {
+		top = max(top, duals[i])
+	}
+	rows = buf
+	if top <= 0 {
+		return 0, rows, 0
+	}
+	for _, i := range kind.allowed {
+		switch {
+		case duals[i] > top*1e-6:
+			rows = append(rows, i)
+		case duals[i] > 0:
+			extra += duals[i] * float64(fitCount(items[i].requests, kind.room, nil))
+		}
+	}
+	return top, rows, extra
 }
 
 // knapsackScratch holds the knapsacks' buffers between calls; the counts exactKnapsack
@@ -465,6 +450,8 @@ type knapsackScratch struct {
 	rows, dims    []int
 	cells, prices []float64
 	lp            LP
+	// resourcePrices is the last LP's price per unit of each resource (see priceCeiling).
+	resourcePrices []float64
 }
 
 // descending orders a before b when a is larger, as a comparison for sorting.

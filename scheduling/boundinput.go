@@ -14,14 +14,54 @@ import (
 
 // lowerBound is a cost no plan for the pods on new nodes can beat (see bound.Lower), for the
 // pods placed on new nodes and the NodePools' types. It does not depend on the plan's cost:
-// every bound that applies runs.
+// every bound that applies runs. When every pod the placement started with ended on a new
+// node, it is the bound worked out meanwhile (startLowerBound), the same figure.
 func (s *solver) lowerBound() float64 {
-	return bound.Lower(s.boundInput())
+	var placed []*podInfo
+	for _, n := range s.nodes {
+		placed = append(placed, n.pods...)
+	}
+	if e := s.earlyBound; e != nil {
+		<-e.done
+		if len(placed) == e.pods {
+			return e.value
+		}
+	}
+	return bound.Lower(s.boundInput(placed))
+}
+
+// earlyBound is the lower bound for all the pods the placement starts with, worked out on
+// another core while they are placed. It is the plan's bound when they all end on new
+// nodes: the bound's input depends on which pods those are, not on where they went.
+type earlyBound struct {
+	pods  int // how many pods it is for
+	value float64
+	done  chan struct{} // closed when value is set
+}
+
+// startLowerBound starts working out the bound for pods, as if they all end on new nodes,
+// when that is likely (there are no existing nodes to take some) and the caller wants it.
+// The bound's input is read here, before the placement changes the pods; only bound.Lower,
+// which reads nothing the placement writes, runs meanwhile. lowerBound joins it, so nothing
+// is left running after Solve.
+func (s *solver) startLowerBound(pods []*podInfo) {
+	if s.opts.SkipLowerBound || len(s.existing) > 0 || len(pods) == 0 {
+		return
+	}
+	in := s.boundInput(pods)
+	e := &earlyBound{pods: len(pods), done: make(chan struct{})}
+	s.earlyBound = e
+	go func() {
+		defer close(e.done)
+		e.value = bound.Lower(in)
+	}()
 }
 
 // boundClass is the pods of one bound.Input class: the same requirements and tolerations.
 type boundClass struct {
 	pod *podInfo // a representative
+	// alternatives are the representative's required alternatives as the input gives them.
+	alternatives []requirements.Requirements
 	// smallest is the element-wise minimum of the pods' requests: a type without room for it
 	// can take none of them.
 	smallest resources.Vector
@@ -34,7 +74,7 @@ type boundClass struct {
 // requests). The pattern bound's column generation depends on the order of the pods: taking
 // them as the nodes hold them, or as the input lists them, would make the bound depend on
 // the plan or on the order of the input.
-func (s *solver) boundInput() bound.Input {
+func (s *solver) boundInput(pods []*podInfo) bound.Input {
 	var in bound.Input
 	classIndex := map[string]int{}
 	var classes []boundClass
@@ -46,43 +86,42 @@ func (s *solver) boundInput() bound.Input {
 	items := map[itemKey]int{}
 	exclusive := map[*topology.Group]map[int]int{} // per group, members per item
 	lastItem, lastClass, lastRequests := -1, -1, ""
-	for _, n := range s.nodes {
-		for _, p := range n.pods {
-			key := classKey(p)
-			c, seen := classIndex[key]
-			if !seen {
-				c = len(classes)
-				classIndex[key] = c
-				classes = append(classes, boundClass{pod: p, smallest: p.requests.Clone()})
-				keys = append(keys, key)
-			} else {
-				for i, r := range p.requests {
-					classes[c].smallest[i] = min(classes[c].smallest[i], r)
-				}
+	for _, p := range pods {
+		alts := s.inputAlternatives(p)
+		key := classKey(p, alts)
+		c, seen := classIndex[key]
+		if !seen {
+			c = len(classes)
+			classIndex[key] = c
+			classes = append(classes, boundClass{pod: p, alternatives: alts, smallest: p.requests.Clone()})
+			keys = append(keys, key)
+		} else {
+			for i, r := range p.requests {
+				classes[c].smallest[i] = min(classes[c].smallest[i], r)
 			}
-			// Pods of one workload tend to come together: the last pod's item is tried first.
-			item := lastItem
-			if c != lastClass || p.requestsKey != lastRequests {
-				k := itemKey{c, p.requestsKey}
-				var ok bool
-				if item, ok = items[k]; !ok {
-					item = len(in.Pods)
-					items[k] = item
-					in.Pods = append(in.Pods, bound.Pods{Class: c, Requests: p.requests})
-				}
-				lastItem, lastClass, lastRequests = item, c, p.requestsKey
+		}
+		// Pods of one workload tend to come together: the last pod's item is tried first.
+		item := lastItem
+		if c != lastClass || p.requestsKey != lastRequests {
+			k := itemKey{c, p.requestsKey}
+			var ok bool
+			if item, ok = items[k]; !ok {
+				item = len(in.Pods)
+				items[k] = item
+				in.Pods = append(in.Pods, bound.Pods{Class: c, Requests: p.requests})
 			}
-			in.Pods[item].Count++
-			for _, t := range p.terms {
-				g := t.Group
-				if !t.Required || g.Kind != topology.AntiAffinity || g.Key != requirements.LabelHostname || !slices.Contains(p.matched, g) {
-					continue
-				}
-				if exclusive[g] == nil {
-					exclusive[g] = map[int]int{}
-				}
-				exclusive[g][item]++
+			lastItem, lastClass, lastRequests = item, c, p.requestsKey
+		}
+		in.Pods[item].Count++
+		for _, t := range p.terms {
+			g := t.Group
+			if !t.Required || g.Kind != topology.AntiAffinity || g.Key != requirements.LabelHostname || !slices.Contains(p.matched, g) {
+				continue
 			}
+			if exclusive[g] == nil {
+				exclusive[g] = map[int]int{}
+			}
+			exclusive[g][item]++
 		}
 	}
 	// The order of content: classes by key, pods by class and requests.
@@ -178,7 +217,7 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 					continue
 				}
 				alts = alts[:0]
-				for _, alt := range class.pod.alternatives {
+				for _, alt := range class.alternatives {
 					if pool.reqs.Conflict(alt) == "" && t.Reqs.Conflict(alt) == "" {
 						alts = append(alts, alt)
 					}
@@ -279,11 +318,21 @@ func hostPrice(pool *poolState, t *typeOption, alts []requirements.Requirements)
 	return best
 }
 
+// inputAlternatives is p's required alternatives as the input gives them: StrategyKarpenter
+// keeps one at a time in force.
+func (s *solver) inputAlternatives(p *podInfo) []requirements.Requirements {
+	if s.karpenter != nil {
+		if all, ok := s.karpenter.alternatives[p]; ok {
+			return all
+		}
+	}
+	return p.alternatives
+}
+
 // classKey groups pods by what limits their choice of types: required node selectors and
 // affinity (not preferences, which a plan may keep for some pods and relax for others: the
 // bound holds for every plan) and tolerations. Plain pods share the empty key.
-func classKey(p *podInfo) string {
-	alts := p.alternatives
+func classKey(p *podInfo, alts []requirements.Requirements) string {
 	if len(p.pod.Spec.Tolerations) == 0 && (len(alts) == 0 || (len(alts) == 1 && len(alts[0]) == 0)) {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -243,5 +244,27 @@ func TestLowerBoundIsTheSameWhateverTheStrategy(t *testing.T) {
 		for _, s := range scheduling.Strategies {
 			require.Equal(t, bounds[scheduling.Strategies[0]], bounds[s], "%s: the lower bound under --strategy %s is not the one under %s", c.name, s, scheduling.Strategies[0])
 		}
+	}
+}
+
+// TestLowerBoundIsThePlacedPodsWhereverItIsWorkedOut checks the bound worked out while the
+// pods are placed (no existing nodes) against the one worked out after (a cordoned existing
+// node turns that off), and that a pod left unschedulable does not count: it must be the bound
+// of the pods that end on new nodes either way.
+func TestLowerBoundIsThePlacedPodsWhereverItIsWorkedOut(t *testing.T) {
+	for seed := int64(1); seed <= 300; seed++ {
+		types, pods := randomBoundCase(seed)
+		solve := func(pods []*corev1.Pod, existing ...*scheduling.ExistingNode) scheduling.Plan {
+			plan, err := scheduling.Solve(scheduling.Input{Pods: pods, ExistingNodes: existing,
+				NodePools: pools(tb.NodePool("default", types...).Obj()), Options: scheduling.Options{NodeCost: -1}})
+			require.NoError(t, err)
+			return plan
+		}
+		meanwhile := solve(pods)
+		after := solve(pods, tb.Node("cordoned", "64", "256Gi", 110).Cordoned().Obj())
+		require.Equal(t, meanwhile.Summary.LowerBound, after.Summary.LowerBound, "seed %d: the bound worked out during placement differs from the one after", seed)
+		withHuge := solve(append(slices.Clone(pods), tb.Pod("huge").CPU("100000").Obj()))
+		require.Len(t, withHuge.Unschedulable, len(meanwhile.Unschedulable)+1, "seed %d", seed)
+		require.Equal(t, meanwhile.Summary.LowerBound, withHuge.Summary.LowerBound, "seed %d: an unschedulable pod changed the bound", seed)
 	}
 }

@@ -61,6 +61,8 @@ type solver struct {
 	daemons []*daemonset.Template
 	// domainMemo holds the verdicts of the placed pod's topology rules on planned nodes.
 	domainMemo domainVerdicts
+	// earlyBound is the lower bound being worked out during the placement, if any.
+	earlyBound *earlyBound
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -211,6 +213,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		p.setMemoClass()
 	}
 	sortPods(pods)
+	s.startLowerBound(pods)
 	if opts.Strategy == StrategyKarpenter {
 		s.startKarpenter(pods)
 	}
