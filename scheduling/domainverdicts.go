@@ -40,7 +40,7 @@ func (s *solver) verdicts(p *podInfo) *domainVerdicts {
 	for _, k := range p.ruleKeys(active) {
 		if k != requirements.LabelHostname {
 			v.keys = append(v.keys, k)
-			v.required = append(v.required, requiresKey(active, k))
+			v.required = append(v.required, topology.RequiresKey(active, k))
 		}
 	}
 	return v
@@ -85,7 +85,7 @@ func (s *solver) plannedNodeRefuses(p *podInfo, n *newNode) bool {
 			continue // the pod's own requirements may leave the node no value: then no rule applies
 		}
 		refused := true
-		for _, d := range s.topology.poolDomains[n.pool.index][key] {
+		for _, d := range s.topology.domains.Of(n.pool.index, key) {
 			if (!constrained || r.Has(d)) && s.plannedViolated(p, active, key, d) == nil {
 				refused = false
 				break
@@ -111,8 +111,8 @@ func (s *solver) noPlannedNodeTakes(p *podInfo) bool {
 			continue
 		}
 		refused := true
-		for _, domains := range s.topology.poolDomains {
-			for _, d := range domains[key] {
+		for pool := 0; pool < s.topology.domains.Pools(); pool++ {
+			for _, d := range s.topology.domains.Of(pool, key) {
 				if s.plannedViolated(p, active, key, d) == nil {
 					refused = false
 					break

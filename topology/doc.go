@@ -26,4 +26,12 @@
 //	}
 //	skip := rules.HostnameSkip(pod) // planned nodes the pod need not try
 //	_ = skip
+//
+// Domains lists the values each key can take on a new node of each NodePool; RankDomains
+// orders those a pod may take, the domain its spread or affinity favours first:
+//
+//	domains := topology.NewDomains(len(pools), tr.Groups(), zonesOfPool)
+//	open := domains.Within(0, "topology.kubernetes.io/zone", nodeRequirements)
+//	try := topology.RankDomains(terms, nil, "topology.kubernetes.io/zone", open)
+//	_ = try
 package topology
