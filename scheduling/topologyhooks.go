@@ -208,7 +208,7 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 	}
 	if nv.existing == nil {
 		for _, g := range p.matched {
-			out = s.decideNodeFilter(g, out, nv.options)
+			out = settleNodeFilter(g, out, nv.options)
 		}
 	}
 	return out, ok
