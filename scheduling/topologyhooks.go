@@ -25,7 +25,7 @@ type topologyState struct {
 	domains *topology.Domains
 	// daemons are the DaemonSets some group counts the pods of (nil in the common case: then
 	// nothing about daemons costs anything).
-	daemons []*daemonCount
+	daemons []*topology.Daemon
 }
 
 // setupTopology derives every pending pod's terms and matched groups, counts the pods already
