@@ -374,10 +374,6 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 	s.topology.rules.Record(topology.Pod{Active: p.activeTerms(), Matched: p.matched}, at)
 }
 
-func containsGroup(list []*topology.Group, g *topology.Group) bool {
-	return slices.Contains(list, g)
-}
-
 // hostnameSkip returns the planned nodes p must skip for a hostname rule, or nil.
 func (s *solver) hostnameSkip(p *podInfo) *skipset.Set {
 	if s.topology == nil || (len(p.terms) == 0 && len(p.matched) == 0) {
