@@ -80,7 +80,7 @@ func (s *solver) settleDaemons(pool *poolState, reqs requirements.Requirements, 
 			continue
 		}
 		best, bestPrice, bestBreaks, bestCount, found := "", 0.0, false, 0, false
-		for _, v := range s.domainCandidates(key, reqs, nodeView{pool: pool}) {
+		for _, v := range ts.domains.Within(pool.index, key, reqs) {
 			narrowed := reqs.Copy()
 			narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
 			c, ok := cheapestChoice(options, narrowed)

@@ -134,77 +134,36 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		return reqs, ok
 	}
 	active := p.activeTerms()
-	out := reqs
-	copied := false
-	for _, key := range p.ruleKeys(active) {
-		if key == requirements.LabelHostname {
-			if g := s.firstViolated(p, active, key, nv.name, nv); g != nil {
-				return nil, s.topologyRejection(p, g, []string{nv.name}, nv, explain)
-			}
-			continue
+	planned := nv.existing == nil && !nv.fresh
+	judge := func(key, v string) *topology.Group {
+		if planned && key != requirements.LabelHostname {
+			return s.plannedViolated(p, active, key, v)
 		}
-		planned := nv.existing == nil && !nv.fresh
-		if single, ok := singleDomain(key, out, nv); ok {
-			violated := (*topology.Group)(nil)
-			if planned {
-				violated = s.plannedViolated(p, active, key, single)
-			} else {
-				violated = s.firstViolated(p, active, key, single, nv)
+		return s.firstViolated(p, active, key, v, nv)
+	}
+	launchable := func(reqs requirements.Requirements, key, v string) bool {
+		narrowed := reqs.Copy()
+		narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
+		for _, t := range nv.options {
+			if typeindex.Allows(&t.Type, narrowed) && fitsEmpty(t, p) {
+				return true
 			}
-			if g := violated; g != nil {
-				return nil, s.topologyRejection(p, g, []string{single}, nv, explain)
-			}
-			continue
 		}
-		candidates := s.domainCandidates(key, out, nv)
-		allowed := candidates[:0:0]
-		var failing *topology.Group
-		for _, v := range candidates {
-			var g *topology.Group
-			if planned {
-				g = s.plannedViolated(p, active, key, v)
-			} else {
-				g = s.firstViolated(p, active, key, v, nv)
-			}
-			if g != nil {
-				if failing == nil {
-					failing = g
-				}
-				continue
-			}
-			allowed = append(allowed, v)
+		return false
+	}
+	n := topology.Joining{Name: nv.name}
+	if nv.existing != nil {
+		n.Existing, n.Labels = true, nv.existing.labels
+	} else {
+		n.Pool = nv.pool.index
+	}
+	out, refused := s.topology.domains.Narrow(active, p.matched, p.ruleKeys(active), reqs, n, judge, launchable, explain)
+	if refused.Group != nil {
+		domains := refused.Domains
+		if domains == nil {
+			domains = []string{refused.Domain}
 		}
-		if len(allowed) == 0 {
-			if len(candidates) == 0 && !topology.RequiresKey(active, key) {
-				continue // no value for the key: anti-affinity holds, spread and affinity do not apply
-			}
-			if failing == nil {
-				failing = topology.FirstOn(active, key)
-			}
-			if failing == nil {
-				continue // only counted here, and the node has no value for the key
-			}
-			return nil, s.topologyRejection(p, failing, candidates, nv, explain)
-		}
-		if key == requirements.LabelHostname || nv.existing != nil {
-			continue
-		}
-		if r, ok := out[key]; ok && r.Len() == 1 {
-			continue
-		}
-		choice, found := s.chooseDomain(p, active, key, allowed, out, nv)
-		if !found {
-			g := topology.FirstOn(active, key)
-			if g == nil {
-				g = p.matched[0]
-			}
-			return nil, s.topologyRejection(p, g, allowed, nv, explain)
-		}
-		if !copied {
-			out = out.Copy()
-			copied = true
-		}
-		out.Add(requirements.New(key, corev1.NodeSelectorOpIn, choice))
+		return nil, s.topologyRejection(p, refused.Group, domains, nv, explain)
 	}
 	if nv.existing == nil {
 		for _, g := range p.matched {
@@ -212,19 +171,6 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		}
 	}
 	return out, ok
-}
-
-// singleDomain returns the one value key has on the node when it is already decided: an
-// existing node's label, or a new node's single-valued requirement.
-func singleDomain(key string, reqs requirements.Requirements, nv nodeView) (string, bool) {
-	if nv.existing != nil {
-		v, ok := nv.existing.labels[key]
-		return v, ok
-	}
-	if r, ok := reqs[key]; ok && r.Len() == 1 {
-		return r.Any()
-	}
-	return "", false
 }
 
 // ruleKeys returns the keys of the pod's active terms and matched groups, cached until the
@@ -235,21 +181,6 @@ func (p *podInfo) ruleKeys(active []topology.Term) []string {
 		p.ruleKeysFor = p.softRelaxed
 	}
 	return p.ruleKeysCache
-}
-
-// domainCandidates lists the values key could take on the node: its hostname, an existing
-// node's label, or the values a new node of its pool can still take under reqs.
-func (s *solver) domainCandidates(key string, reqs requirements.Requirements, nv nodeView) []string {
-	if key == requirements.LabelHostname {
-		return []string{nv.name}
-	}
-	if nv.existing != nil {
-		if v, ok := nv.existing.labels[key]; ok {
-			return []string{v}
-		}
-		return nil
-	}
-	return s.topology.domains.Within(nv.pool.index, key, reqs)
 }
 
 // firstViolated returns the first group whose rule forbids domain v for p on the node, or nil:
@@ -295,23 +226,6 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 		}
 	}
 	return loosened
-}
-
-// chooseDomain picks one allowed value for an undecided key of a new node: for spread the
-// least-populated domain, for affinity the most-populated, otherwise the first; only values
-// some option of the node can actually launch in.
-func (s *solver) chooseDomain(p *podInfo, active []topology.Term, key string, allowed []string, reqs requirements.Requirements, nv nodeView) (string, bool) {
-	ranked := topology.RankDomains(active, p.matched, key, allowed)
-	for _, v := range ranked {
-		narrowed := reqs.Copy()
-		narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
-		for _, t := range nv.options {
-			if typeindex.Allows(&t.Type, narrowed) && fitsEmpty(t, p) {
-				return v, true
-			}
-		}
-	}
-	return "", false
 }
 
 func fitsEmpty(t *typeOption, p *podInfo) bool {

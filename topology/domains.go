@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -70,4 +72,131 @@ func (d *Domains) Anywhere(key string, reqs requirements.Requirements) []string 
 		}
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// Joining is a node a pod may join, as Narrow sees it.
+type Joining struct {
+	// Name is the node's hostname.
+	Name string
+	// Existing marks a node of the cluster, with these labels.
+	Existing bool
+	Labels   map[string]string
+	// Pool is a new node's NodePool number.
+	Pool int
+}
+
+// Refusal is why Narrow found no domain for a pod on a node: Group refuses it in Domains,
+// or, when Domains is nil, in the one domain Domain (kept apart so that a refusal costs no
+// allocation).
+type Refusal struct {
+	Group   *Group
+	Domain  string
+	Domains []string
+}
+
+// Narrow returns reqs, a new node's requirements (or an existing node's), narrowed so that a
+// pod with the active terms, counted by the matched groups, joining node n keeps every rule
+// on keys (RuleKeys): a key the pod is counted on is fixed to one value, so the count lands
+// in exactly the domain the node will be in; the value is the first RankDomains gives that
+// launchable accepts (the node can launch with reqs narrowed to key = value). judge answers
+// Violated for the pod on n. When no domain is allowed, Narrow returns nil and why (the
+// domains a launchable value was sought in only if explain).
+func (d *Domains) Narrow(active []Term, matched []*Group, keys []string, reqs requirements.Requirements, n Joining, judge Judge, launchable func(reqs requirements.Requirements, key, value string) bool, explain bool) (requirements.Requirements, Refusal) {
+	out := reqs
+	copied := false
+	for _, key := range keys {
+		if key == requirements.LabelHostname {
+			if g := judge(key, n.Name); g != nil {
+				return nil, Refusal{Group: g, Domain: n.Name}
+			}
+			continue
+		}
+		if single, ok := n.single(key, out); ok {
+			if g := judge(key, single); g != nil {
+				return nil, Refusal{Group: g, Domain: single}
+			}
+			continue
+		}
+		candidates := d.candidates(key, out, n)
+		allowed := candidates[:0:0]
+		var failing *Group
+		for _, v := range candidates {
+			if g := judge(key, v); g != nil {
+				if failing == nil {
+					failing = g
+				}
+				continue
+			}
+			allowed = append(allowed, v)
+		}
+		if len(allowed) == 0 {
+			if len(candidates) == 0 && !RequiresKey(active, key) {
+				continue // no value for the key: anti-affinity holds, spread and affinity do not apply
+			}
+			if failing == nil {
+				failing = FirstOn(active, key)
+			}
+			if failing == nil {
+				continue // only counted here, and the node has no value for the key
+			}
+			return nil, Refusal{Group: failing, Domains: candidates}
+		}
+		if n.Existing {
+			continue
+		}
+		if r, ok := out[key]; ok && r.Len() == 1 {
+			continue
+		}
+		choice, found := "", false
+		ranked := append([]string(nil), allowed...)
+		RankDomains(active, matched, key, ranked)
+		for _, v := range ranked {
+			if launchable(out, key, v) {
+				choice, found = v, true
+				break
+			}
+		}
+		if !found {
+			g := FirstOn(active, key)
+			if g == nil {
+				g = matched[0]
+			}
+			refused := Refusal{Group: g}
+			if explain {
+				refused.Domains = append([]string(nil), allowed...)
+			}
+			return nil, refused
+		}
+		if !copied {
+			out = out.Copy()
+			copied = true
+		}
+		out.Add(requirements.New(key, corev1.NodeSelectorOpIn, choice))
+	}
+	return out, Refusal{}
+}
+
+// single returns the one value key has on the node when it is already decided: an existing
+// node's label, or a new node's single-valued requirement.
+func (n Joining) single(key string, reqs requirements.Requirements) (string, bool) {
+	if n.Existing {
+		v, ok := n.Labels[key]
+		return v, ok
+	}
+	if r, ok := reqs[key]; ok && r.Len() == 1 {
+		return r.Any()
+	}
+	return "", false
+}
+
+// candidates lists the values key (not the hostname) could take on the node: an existing
+// node's label, or the values a new node of its pool can still take under reqs.
+func (d *Domains) candidates(key string, reqs requirements.Requirements, n Joining) []string {
+	if n.Existing {
+		if v, ok := n.Labels[key]; ok {
+			return []string{v}
+		}
+		return nil
+	}
+	return d.Within(n.Pool, key, reqs)
 }

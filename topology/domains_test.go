@@ -44,15 +44,44 @@ func TestRankDomainsTriesTheDomainTheRuleFavoursFirst(t *testing.T) {
 	for _, v := range []string{"a", "a", "b"} {
 		tr.Record(spreadPod, spread, func(string) (string, bool) { return v, true })
 	}
-	allowed := []string{"a", "b", "c"}
 
-	require.Equal(t, []string{"c", "b", "a"}, topology.RankDomains(spread, nil, zone, allowed), "spread: least populated first")
-	require.Equal(t, []string{"a", "b", "c"}, topology.RankDomains(affine, nil, zone, []string{"c", "b", "a"}), "affinity: most populated first")
-	require.Equal(t, []string{"c", "b", "a"}, topology.RankDomains(nil, []*topology.Group{spread[0].Group}, zone, allowed), "counted by a spread only: balance it")
-	require.Equal(t, []string{"a", "b", "c"}, topology.RankDomains(spread, nil, hostname, allowed), "no rule on the key: as given")
-	require.Equal(t, []string{"a", "b", "c"}, allowed, "the input is not reordered")
+	ranked := func(active []topology.Term, matched []*topology.Group, key string, domains ...string) []string {
+		topology.RankDomains(active, matched, key, domains)
+		return domains
+	}
+	require.Equal(t, []string{"c", "b", "a"}, ranked(spread, nil, zone, "a", "b", "c"), "spread: least populated first")
+	require.Equal(t, []string{"a", "b", "c"}, ranked(affine, nil, zone, "c", "b", "a"), "affinity: most populated first")
+	require.Equal(t, []string{"c", "b", "a"}, ranked(nil, []*topology.Group{spread[0].Group}, zone, "a", "b", "c"), "counted by a spread only: balance it")
+	require.Equal(t, []string{"b", "a", "c"}, ranked(spread, nil, hostname, "b", "a", "c"), "no rule on the key: as given")
 
 	require.Equal(t, []string{zone}, topology.RuleKeys(affine, []*topology.Group{spread[0].Group}))
 	require.True(t, topology.RequiresKey(spread, zone))
 	require.Nil(t, topology.FirstOn(spread, hostname))
+}
+
+func TestNarrowFixesTheDomainThePodIsCountedIn(t *testing.T) {
+	web := map[string]string{"app": "web"}
+	tr, rules := topology.NewTracker(nil), topology.NewRules()
+	pod := judged(t, tr, tb.Pod("web").Label("app", "web").SpreadSelecting(zone, 1, corev1.DoNotSchedule, web).Obj())
+	domains := topology.NewDomains(1, tr.Groups(), func(int, string) []string { return []string{"a", "b", "c"} })
+	keys := topology.RuleKeys(pod.Active, pod.Matched)
+	judge := func(key, v string) *topology.Group { return rules.Violated(pod, topology.Node{}, key, v) }
+	anywhere := func(requirements.Requirements, string, string) bool { return true }
+	notC := func(_ requirements.Requirements, _ string, v string) bool { return v != "c" }
+	placedIn(rules, pod, 0, "a", "n0")
+	placedIn(rules, pod, 1, "b", "n1")
+	open := requirements.Requirements{}
+
+	reqs, refused := domains.Narrow(pod.Active, pod.Matched, keys, open, topology.Joining{Name: "n2"}, judge, anywhere, false)
+	require.Nil(t, refused.Group)
+	require.Equal(t, []string{"c"}, reqs[zone].Values(), "the empty zone: a and b are a pod ahead")
+	require.Empty(t, open, "the input is not changed")
+
+	_, refused = domains.Narrow(pod.Active, pod.Matched, keys, open, topology.Joining{Name: "n2"}, judge, notC, true)
+	require.Equal(t, pod.Active[0].Group, refused.Group, "c is the only allowed zone and nothing launches there")
+	require.Equal(t, []string{"c"}, refused.Domains)
+
+	_, refused = domains.Narrow(pod.Active, pod.Matched, keys, open, topology.Joining{Name: "n0", Existing: true, Labels: map[string]string{zone: "a"}}, judge, anywhere, true)
+	require.Equal(t, pod.Active[0].Group, refused.Group, "an existing node in zone a would put a two pods ahead of c")
+	require.Equal(t, "a", refused.Domain)
 }

@@ -455,12 +455,12 @@ func HasRequiredAntiAffinity(pod *corev1.Pod) bool {
 	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
-// RankDomains returns a copy of allowed, the values key may take for a pod on a new node, in
-// the order to try them: for spread the least-populated domain first, for affinity the
+// RankDomains orders domains, the values key may take for a pod on a new node, in the order
+// to try them, in place: for spread the least-populated domain first, for affinity the
 // most-populated, otherwise as given. The spread or affinity is the pod's first active term on
 // key, else the first spread group on key counting the pod.
-func RankDomains(active []Term, matched []*Group, key string, allowed []string) []string {
-	ranked := append([]string(nil), allowed...)
+func RankDomains(active []Term, matched []*Group, key string, domains []string) {
+	ranked := domains
 	var spread, affinity *Group
 	for _, t := range active {
 		if t.Group.Key != key {
@@ -494,5 +494,4 @@ func RankDomains(active []Term, matched []*Group, key string, allowed []string) 
 		}
 		return false
 	})
-	return ranked
 }
