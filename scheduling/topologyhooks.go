@@ -265,27 +265,11 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 	if len(p.matched) == 0 && len(p.terms) == 0 {
 		return
 	}
-	at := topology.Placement{Node: newIndex}
-	at.Domain = func(key string) (string, bool) {
-		if key == requirements.LabelHostname {
-			return nodeName, true
-		}
-		if existing != nil {
-			v, ok := existing.labels[key]
-			return v, ok
-		}
-		if r, ok := reqs[key]; ok && r.Len() == 1 {
-			return r.Any()
-		}
-		return "", false
-	}
+	n := topology.Joining{Name: nodeName}
 	if existing != nil {
-		at.Counts = func(g *topology.Group) bool { return g.CountsOn(existing.labels) }
-	} else {
-		at.Counts = func(g *topology.Group) bool { return g.CountsOnNew(reqs) }
-		at.Undecided = func(key string) []string { return s.topology.domains.Anywhere(key, reqs) }
+		n.Existing, n.Labels = true, existing.labels
 	}
-	s.topology.rules.Record(topology.Pod{Active: p.activeTerms(), Matched: p.matched}, at)
+	s.topology.domains.RecordJoined(s.topology.rules, topology.Pod{Active: p.activeTerms(), Matched: p.matched}, n, reqs, newIndex)
 }
 
 // hostnameSkip returns the planned nodes p must skip for a hostname rule, or nil.

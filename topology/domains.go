@@ -200,3 +200,23 @@ func (d *Domains) candidates(key string, reqs requirements.Requirements, n Joini
 	}
 	return d.Within(n.Pool, key, reqs)
 }
+
+// RecordJoined records, in r, pod p joining node n: number node among the planned nodes, or
+// -1 for an existing node; a new node's requirements are reqs, and its keys left open may
+// still take the values d gives for any pool.
+func (d *Domains) RecordJoined(r *Rules, p Pod, n Joining, reqs requirements.Requirements, node int) {
+	at := Placement{Node: node}
+	at.Domain = func(key string) (string, bool) {
+		if key == requirements.LabelHostname {
+			return n.Name, true
+		}
+		return n.single(key, reqs)
+	}
+	if n.Existing {
+		at.Counts = func(g *Group) bool { return g.CountsOn(n.Labels) }
+	} else {
+		at.Counts = func(g *Group) bool { return g.CountsOnNew(reqs) }
+		at.Undecided = func(key string) []string { return d.Anywhere(key, reqs) }
+	}
+	r.Record(p, at)
+}

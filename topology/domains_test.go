@@ -85,3 +85,19 @@ func TestNarrowFixesTheDomainThePodIsCountedIn(t *testing.T) {
 	require.Equal(t, pod.Active[0].Group, refused.Group, "an existing node in zone a would put a two pods ahead of c")
 	require.Equal(t, "a", refused.Domain)
 }
+
+func TestRecordJoinedCountsThePodWhereTheNodeIs(t *testing.T) {
+	web := map[string]string{"app": "web"}
+	tr, rules := topology.NewTracker(nil), topology.NewRules()
+	pod := judged(t, tr, tb.Pod("web").Label("app", "web").SpreadSelecting(zone, 1, corev1.DoNotSchedule, web).Obj())
+	g := pod.Active[0].Group
+	domains := topology.NewDomains(1, tr.Groups(), func(int, string) []string { return []string{"a", "b"} })
+	inB := requirements.Requirements{}
+	inB.Add(requirements.New(zone, corev1.NodeSelectorOpIn, "b"))
+
+	domains.RecordJoined(rules, pod, topology.Joining{Name: "new-0"}, inB, 0)
+	domains.RecordJoined(rules, pod, topology.Joining{Name: "old", Existing: true, Labels: map[string]string{zone: "a"}}, nil, -1)
+	require.Equal(t, 1, g.Count("a"), "the existing node's label")
+	require.Equal(t, 1, g.Count("b"), "the new node's single zone")
+	require.Equal(t, 2, rules.Epoch())
+}
