@@ -103,7 +103,7 @@ func (s *solver) eligibleDomains(p *podInfo, g *topology.Group) []string {
 				continue
 			}
 		}
-		for _, v := range s.topology.poolDomains[i][g.Key] {
+		for _, v := range s.topology.domains.Of(i, g.Key) {
 			if seen[v] || !allowedByPod(v) {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/typeindex"
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -397,7 +398,7 @@ func (s *solver) openStaticNodes() {
 			}
 			n := s.emptyNode(pool)
 			n.static = true
-			var daemons []*daemonCount
+			var daemons []*topology.Daemon
 			n.reqs, n.options, daemons = s.settleDaemons(pool, n.reqs, n.options)
 			n.maxRoom = maxRoom(n.options, s.dims)
 			s.claimNodeName(pool, n.name)

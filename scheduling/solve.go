@@ -12,6 +12,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -60,7 +61,7 @@ type solver struct {
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
 	daemons []*daemonset.Template
 	// domainMemo holds the verdicts of the placed pod's topology rules on planned nodes.
-	domainMemo domainVerdicts
+	domainMemo topology.Planned
 	// earlyBound is the lower bound being worked out during the placement, if any.
 	earlyBound *earlyBound
 }

@@ -1,9 +1,7 @@
 package scheduling
 
 import (
-	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,13 +20,12 @@ type topologyState struct {
 	rules *topology.Rules
 	// eligibleByClass memoises eligibleDomains per group and class of pods.
 	eligibleByClass map[string][]string
-	// poolDomains[pool index][key] are the values a new node of the pool can take, sorted.
-	poolDomains []map[string][]string
-	// existingDomains[key] are the values existing nodes carry.
-	existingDomains map[string]map[string]bool
+	// domains are the values each key can take on a new node of each NodePool (nil while
+	// no group exists).
+	domains *topology.Domains
 	// daemons are the DaemonSets some group counts the pods of (nil in the common case: then
 	// nothing about daemons costs anything).
-	daemons []*daemonCount
+	daemons []*topology.Daemon
 }
 
 // setupTopology derives every pending pod's terms and matched groups, counts the pods already
@@ -45,7 +42,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			continue
 		}
 		if s.opts.PreferencePolicy == PreferencesIgnore {
-			terms = requiredOnly(terms) // preferences are dropped up front
+			terms = topology.RequiredOnly(terms) // preferences are dropped up front
 		}
 		p.terms = terms
 		kept = append(kept, p)
@@ -56,13 +53,12 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 	running := func(pod *corev1.Pod) bool { return pod != nil && !isTerminal(pod) && pod.DeletionTimestamp == nil }
 	for _, en := range in.ExistingNodes {
 		for _, pod := range en.Pods {
-			if running(pod) && hasRequiredAntiAffinity(pod) {
+			if running(pod) && topology.HasRequiredAntiAffinity(pod) {
 				tr.AntiAffinityTerms(pod)
 			}
 		}
 	}
-	s.topology = &topologyState{tracker: tr, rules: topology.NewRules(), existingDomains: map[string]map[string]bool{},
-		eligibleByClass: map[string][]string{}}
+	s.topology = &topologyState{tracker: tr, rules: topology.NewRules(), eligibleByClass: map[string][]string{}}
 	if len(tr.Groups()) == 0 {
 		return kept, bad
 	}
@@ -77,7 +73,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 				continue
 			}
 			var terms []topology.Term
-			if hasRequiredAntiAffinity(pod) {
+			if topology.HasRequiredAntiAffinity(pod) {
 				terms = tr.AntiAffinityTerms(pod)
 			}
 			tr.RecordOnNode(pod, terms, n.labels)
@@ -93,29 +89,9 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			}
 		}
 	}
-	keys := map[string]bool{}
-	for _, g := range tr.Groups() {
-		if g.Key != requirements.LabelHostname {
-			keys[g.Key] = true
-		}
-	}
-	for _, n := range s.existing {
-		for k := range keys {
-			if v, ok := n.labels[k]; ok {
-				if s.topology.existingDomains[k] == nil {
-					s.topology.existingDomains[k] = map[string]bool{}
-				}
-				s.topology.existingDomains[k][v] = true
-			}
-		}
-	}
-	s.topology.poolDomains = make([]map[string][]string, len(s.pools))
-	for i, pool := range s.pools {
-		s.topology.poolDomains[i] = map[string][]string{}
-		for k := range keys {
-			s.topology.poolDomains[i][k] = poolDomainValues(pool, k)
-		}
-	}
+	s.topology.domains = topology.NewDomains(len(s.pools), tr.Groups(), func(pool int, key string) []string {
+		return poolDomainValues(s.pools[pool], key)
+	})
 	for _, p := range kept {
 		for _, t := range p.terms {
 			if !t.Required || t.Group.Kind != topology.Spread {
@@ -158,163 +134,53 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		return reqs, ok
 	}
 	active := p.activeTerms()
-	out := reqs
-	copied := false
-	for _, key := range p.ruleKeys(active) {
-		if key == requirements.LabelHostname {
-			if g := s.firstViolated(p, active, key, nv.name, nv); g != nil {
-				return nil, s.topologyRejection(p, g, []string{nv.name}, nv, explain)
-			}
-			continue
+	planned := nv.existing == nil && !nv.fresh
+	judge := func(key, v string) *topology.Group {
+		if planned && key != requirements.LabelHostname {
+			return s.plannedViolated(p, active, key, v)
 		}
-		planned := nv.existing == nil && !nv.fresh
-		if single, ok := singleDomain(key, out, nv); ok {
-			violated := (*topology.Group)(nil)
-			if planned {
-				violated = s.plannedViolated(p, active, key, single)
-			} else {
-				violated = s.firstViolated(p, active, key, single, nv)
+		return s.firstViolated(p, active, key, v, nv)
+	}
+	launchable := func(reqs requirements.Requirements, key, v string) bool {
+		narrowed := reqs.Copy()
+		narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
+		for _, t := range nv.options {
+			if typeindex.Allows(&t.Type, narrowed) && fitsEmpty(t, p) {
+				return true
 			}
-			if g := violated; g != nil {
-				return nil, s.topologyRejection(p, g, []string{single}, nv, explain)
-			}
-			continue
 		}
-		candidates := s.domainCandidates(key, out, nv)
-		allowed := candidates[:0:0]
-		var failing *topology.Group
-		for _, v := range candidates {
-			var g *topology.Group
-			if planned {
-				g = s.plannedViolated(p, active, key, v)
-			} else {
-				g = s.firstViolated(p, active, key, v, nv)
-			}
-			if g != nil {
-				if failing == nil {
-					failing = g
-				}
-				continue
-			}
-			allowed = append(allowed, v)
+		return false
+	}
+	n := topology.Joining{Name: nv.name}
+	if nv.existing != nil {
+		n.Existing, n.Labels = true, nv.existing.labels
+	} else {
+		n.Pool = nv.pool.index
+	}
+	out, refused := s.topology.domains.Narrow(active, p.matched, p.ruleKeys(active), reqs, n, judge, launchable, explain)
+	if refused.Group != nil {
+		domains := refused.Domains
+		if domains == nil {
+			domains = []string{refused.Domain}
 		}
-		if len(allowed) == 0 {
-			if len(candidates) == 0 && !requiresKey(active, key) {
-				continue // no value for the key: anti-affinity holds, spread and affinity do not apply
-			}
-			if failing == nil {
-				failing = firstGroupOn(active, key)
-			}
-			if failing == nil {
-				continue // only counted here, and the node has no value for the key
-			}
-			return nil, s.topologyRejection(p, failing, candidates, nv, explain)
-		}
-		if key == requirements.LabelHostname || nv.existing != nil {
-			continue
-		}
-		if r, ok := out[key]; ok && r.Len() == 1 {
-			continue
-		}
-		choice, found := s.chooseDomain(p, active, key, allowed, out, nv)
-		if !found {
-			g := firstGroupOn(active, key)
-			if g == nil {
-				g = p.matched[0]
-			}
-			return nil, s.topologyRejection(p, g, allowed, nv, explain)
-		}
-		if !copied {
-			out = out.Copy()
-			copied = true
-		}
-		out.Add(requirements.New(key, corev1.NodeSelectorOpIn, choice))
+		return nil, s.topologyRejection(p, refused.Group, domains, nv, explain)
 	}
 	if nv.existing == nil {
 		for _, g := range p.matched {
-			out = s.decideNodeFilter(g, out, nv.options)
+			out = settleNodeFilter(g, out, nv.options)
 		}
 	}
 	return out, ok
-}
-
-// singleDomain returns the one value key has on the node when it is already decided: an
-// existing node's label, or a new node's single-valued requirement.
-func singleDomain(key string, reqs requirements.Requirements, nv nodeView) (string, bool) {
-	if nv.existing != nil {
-		v, ok := nv.existing.labels[key]
-		return v, ok
-	}
-	if r, ok := reqs[key]; ok && r.Len() == 1 {
-		return r.Any()
-	}
-	return "", false
 }
 
 // ruleKeys returns the keys of the pod's active terms and matched groups, cached until the
 // pod relaxes a term.
 func (p *podInfo) ruleKeys(active []topology.Term) []string {
 	if p.ruleKeysCache == nil || p.ruleKeysFor != p.softRelaxed {
-		p.ruleKeysCache = ruleKeys(active, p.matched)
+		p.ruleKeysCache = topology.RuleKeys(active, p.matched)
 		p.ruleKeysFor = p.softRelaxed
 	}
 	return p.ruleKeysCache
-}
-
-// ruleKeys lists, sorted, the keys of the pod's active terms and of the groups counting it.
-func ruleKeys(active []topology.Term, matched []*topology.Group) []string {
-	var keys []string
-	add := func(k string) {
-		for _, x := range keys {
-			if x == k {
-				return
-			}
-		}
-		keys = append(keys, k)
-	}
-	for _, t := range active {
-		add(t.Group.Key)
-	}
-	for _, g := range matched {
-		add(g.Key)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func firstGroupOn(active []topology.Term, key string) *topology.Group {
-	for _, t := range active {
-		if t.Group.Key == key {
-			return t.Group
-		}
-	}
-	return nil
-}
-
-// domainCandidates lists the values key could take on the node: its hostname, an existing
-// node's label, or the values a new node of its pool can still take under reqs.
-func (s *solver) domainCandidates(key string, reqs requirements.Requirements, nv nodeView) []string {
-	if key == requirements.LabelHostname {
-		return []string{nv.name}
-	}
-	if nv.existing != nil {
-		if v, ok := nv.existing.labels[key]; ok {
-			return []string{v}
-		}
-		return nil
-	}
-	all := s.topology.poolDomains[nv.pool.index][key]
-	r, constrained := reqs[key]
-	if !constrained {
-		return all
-	}
-	var out []string
-	for _, v := range all {
-		if r.Has(v) {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // firstViolated returns the first group whose rule forbids domain v for p on the node, or nil:
@@ -362,56 +228,6 @@ func (ts *topologyState) loosen(failing []*podInfo) bool {
 	return loosened
 }
 
-// chooseDomain picks one allowed value for an undecided key of a new node: for spread the
-// least-populated domain, for affinity the most-populated, otherwise the first; only values
-// some option of the node can actually launch in.
-func (s *solver) chooseDomain(p *podInfo, active []topology.Term, key string, allowed []string, reqs requirements.Requirements, nv nodeView) (string, bool) {
-	ranked := append([]string(nil), allowed...)
-	var spread, affinity *topology.Group
-	for _, t := range active {
-		if t.Group.Key != key {
-			continue
-		}
-		switch t.Group.Kind {
-		case topology.Spread:
-			if spread == nil {
-				spread = t.Group
-			}
-		case topology.Affinity:
-			if affinity == nil {
-				affinity = t.Group
-			}
-		}
-	}
-	if spread == nil && affinity == nil {
-		for _, g := range p.matched {
-			if g.Key == key && g.Kind == topology.Spread {
-				spread = g
-				break
-			}
-		}
-	}
-	sort.SliceStable(ranked, func(i, j int) bool {
-		switch {
-		case spread != nil:
-			return spread.Count(ranked[i]) < spread.Count(ranked[j])
-		case affinity != nil:
-			return affinity.Count(ranked[i]) > affinity.Count(ranked[j])
-		}
-		return false
-	})
-	for _, v := range ranked {
-		narrowed := reqs.Copy()
-		narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
-		for _, t := range nv.options {
-			if typeindex.Allows(&t.Type, narrowed) && fitsEmpty(t, p) {
-				return v, true
-			}
-		}
-	}
-	return "", false
-}
-
 func fitsEmpty(t *typeOption, p *podInfo) bool {
 	for i, x := range p.requests {
 		if x > t.room[i] {
@@ -449,44 +265,11 @@ func (s *solver) recordTopology(p *podInfo, nodeName string, reqs requirements.R
 	if len(p.matched) == 0 && len(p.terms) == 0 {
 		return
 	}
-	at := topology.Placement{Node: newIndex}
-	at.Domain = func(key string) (string, bool) {
-		if key == requirements.LabelHostname {
-			return nodeName, true
-		}
-		if existing != nil {
-			v, ok := existing.labels[key]
-			return v, ok
-		}
-		if r, ok := reqs[key]; ok && r.Len() == 1 {
-			return r.Any()
-		}
-		return "", false
-	}
+	n := topology.Joining{Name: nodeName}
 	if existing != nil {
-		at.Counts = func(g *topology.Group) bool { return g.CountsOn(existing.labels) }
-	} else {
-		at.Counts = func(g *topology.Group) bool { return g.CountsOnNew(reqs) }
-		at.Undecided = func(key string) []string { return s.topology.poolDomainsFor(reqs, key) }
+		n.Existing, n.Labels = true, existing.labels
 	}
-	s.topology.rules.Record(topology.Pod{Active: p.activeTerms(), Matched: p.matched}, at)
-}
-
-func (ts *topologyState) poolDomainsFor(reqs requirements.Requirements, key string) []string {
-	seen := map[string]bool{}
-	r, constrained := reqs[key]
-	for _, domains := range ts.poolDomains {
-		for _, v := range domains[key] {
-			if !constrained || r.Has(v) {
-				seen[v] = true
-			}
-		}
-	}
-	return slices.Sorted(maps.Keys(seen))
-}
-
-func containsGroup(list []*topology.Group, g *topology.Group) bool {
-	return slices.Contains(list, g)
+	s.topology.domains.RecordJoined(s.topology.rules, topology.Pod{Active: p.activeTerms(), Matched: p.matched}, n, reqs, newIndex)
 }
 
 // hostnameSkip returns the planned nodes p must skip for a hostname rule, or nil.
@@ -495,31 +278,4 @@ func (s *solver) hostnameSkip(p *podInfo) *skipset.Set {
 		return nil
 	}
 	return s.topology.rules.HostnameSkip(topology.Pod{Active: p.activeTerms(), Matched: p.matched})
-}
-
-// requiresKey reports whether a node must carry key for the pod's active terms: spread and
-// affinity need a domain, anti-affinity is met by a node outside every domain.
-func requiresKey(active []topology.Term, key string) bool {
-	for _, t := range active {
-		if t.Group.Key == key && t.Group.Kind != topology.AntiAffinity {
-			return true
-		}
-	}
-	return false
-}
-
-// requiredOnly drops preferred terms (they follow the required ones).
-func requiredOnly(terms []topology.Term) []topology.Term {
-	for i, t := range terms {
-		if !t.Required {
-			return terms[:i]
-		}
-	}
-	return terms
-}
-
-// hasRequiredAntiAffinity reports whether the pod declares required pod anti-affinity.
-func hasRequiredAntiAffinity(pod *corev1.Pod) bool {
-	a := pod.Spec.Affinity
-	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }

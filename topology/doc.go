@@ -26,4 +26,16 @@
 //	}
 //	skip := rules.HostnameSkip(pod) // planned nodes the pod need not try
 //	_ = skip
+//
+// Domains lists the values each key can take on a new node of each NodePool. Narrow answers
+// which domains a pod may take on a node: it fixes each key the pod is counted on to the
+// value its spread or affinity favours among those the rules allow, or says which rule
+// refuses the node:
+//
+//	domains := topology.NewDomains(len(pools), tr.Groups(), zonesOfPool)
+//	judge := func(key, v string) *topology.Group { return rules.Violated(pod, topology.Node{}, key, v) }
+//	node := topology.Joining{Name: "node-1", Pool: 0}
+//	reqs, refused := domains.Narrow(pod.Active, pod.Matched, topology.RuleKeys(pod.Active, pod.Matched),
+//		nodeRequirements, node, judge, canLaunch, false)
+//	_, _ = reqs, refused.Group
 package topology
