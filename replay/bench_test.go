@@ -29,7 +29,8 @@ type dayTrace struct {
 
 func newDayTrace(tb testing.TB, times int) dayTrace {
 	rng := rand.New(rand.NewPCG(19, 2026))
-	sizes := []struct{ cpu, memory string }{{"250m", "512Mi"}, {"500m", "1Gi"}, {"1", "2Gi"}, {"1", "4Gi"}, {"2", "4Gi"}, {"2", "8Gi"}}
+	// About half a cpu a pod on average: 5,000 pods fill about 150 nodes of 16 cpus.
+	sizes := []struct{ cpu, memory string }{{"100m", "256Mi"}, {"250m", "512Mi"}, {"500m", "1Gi"}, {"500m", "2Gi"}, {"1", "2Gi"}, {"1", "4Gi"}}
 	var tr dayTrace
 	const deployments, jobs = 50, 200
 	for i := range deployments {
@@ -38,8 +39,8 @@ func newDayTrace(tb testing.TB, times int) dayTrace {
 		d := deployment(fmt.Sprintf("svc-%02d", i), 0, size.cpu)
 		d.Spec.Template.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = mustQuantity(size.memory)
 		replicasAt := func(t time.Duration) int32 {
-			phase := 2 * math.Pi * (t.Hours() - 9) / 24 // lowest at 03:00, highest at 15:00
-			level := 0.55 - 0.45*math.Cos(phase+math.Pi)
+			phase := 2 * math.Pi * (t.Hours() - 15) / 24 // t from 00:00: highest at 15:00, lowest at 03:00
+			level := 0.55 + 0.45*math.Cos(phase)
 			return int32(math.Round(float64(peak) * level))
 		}
 		first := replicasAt(0)
