@@ -124,21 +124,13 @@ func newDecider(in Input) (*decider, error) {
 		budgets:   map[string]*poolBudget{},
 		byName:    map[string]*nodeState{},
 	}
-	var pools []*scheduling.NodePool
-	for i, np := range in.NodePools {
-		if np == nil {
-			return nil, fmt.Errorf("nodePools[%d] is nil", i)
-		}
-		if d.pools[np.Name] != nil {
-			return nil, fmt.Errorf("nodepool %q is given twice", np.Name)
-		}
-		np, err := normalizePool(np)
-		if err != nil {
-			return nil, err
-		}
+	pools, prepared, err := in.Pools.normalizedFor(in.NodePools)
+	if err != nil {
+		return nil, err
+	}
+	for _, np := range pools {
 		d.pools[np.Name] = np
 		d.poolNames[np.Name] = np.Name
-		pools = append(pools, np)
 		reqs := requirements.Requirements{}
 		for _, r := range np.Requirements {
 			reqs.Add(requirements.New(r.Key, r.Operator, r.Values...))
@@ -152,7 +144,6 @@ func newDecider(in Input) (*decider, error) {
 		}
 		d.catalog[np.Name] = types
 	}
-	sort.Slice(pools, func(i, j int) bool { return pools[i].Name < pools[j].Name })
 
 	var pending []*corev1.Pod
 	for i, p := range in.PendingPods {
@@ -182,7 +173,6 @@ func newDecider(in Input) (*decider, error) {
 			bound = append(bound, p)
 		}
 	}
-	var err error
 	if d.pdbs, err = newPDBIndex(in.PodDisruptionBudgets, bound, pending); err != nil {
 		return nil, err
 	}
@@ -222,6 +212,7 @@ func newDecider(in Input) (*decider, error) {
 		PersistentVolumeClaims: in.PersistentVolumeClaims,
 		PersistentVolumes:      in.PersistentVolumes,
 		StorageClasses:         in.StorageClasses,
+		Pools:                  prepared,
 	}
 	// Preparing validates the NodePools (requirements, labels) and the nodes: what it refuses
 	// is unusable input.

@@ -32,6 +32,9 @@ type Input struct {
 	// Now is the time the decision is made at: ages, consolidateAfter and budget schedules
 	// are measured against it. It must be set; Decide never reads a clock.
 	Now time.Time
+	// Pools, when set, are NodePools prepared once by PreparePools, reused while they are
+	// this input's NodePools; see Pools.
+	Pools *Pools
 }
 
 // Node is a running node with the facts of the NodeClaim that launched it. Empty NodePool,

@@ -65,6 +65,16 @@ func (s *sim) disrupt() error {
 		return nil
 	}
 	in := s.disruptionInput()
+	if s.decidePools == nil {
+		// Decide would prepare the NodePools over the whole catalog every 10 s; they change
+		// only with a NodePool update.
+		pools, err := disruption.PreparePools(in)
+		if err != nil {
+			return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
+		}
+		s.decidePools = pools
+	}
+	in.Pools = s.decidePools
 	decisions, err := disruption.Decide(in)
 	if err != nil {
 		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
@@ -403,6 +413,7 @@ func (s *sim) updateNodePool(ev Event) error {
 	updated.InstanceTypes = s.pools[i].InstanceTypes
 	s.pools = slices.Clone(s.pools)
 	s.pools[i] = &updated
+	s.decidePools = nil
 	if err := s.flush(); err != nil {
 		return err
 	}

@@ -43,6 +43,9 @@ type sim struct {
 	disruptDirty bool
 	// poolChanged is set by a NodePool update until Decide finds no more drift.
 	poolChanged bool
+	// decidePools are the NodePools prepared once for every Decide; nil until the first
+	// and after a NodePool update.
+	decidePools *disruption.Pools
 	drains      map[string]*drain
 	waiting     []*command
 

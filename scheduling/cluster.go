@@ -71,10 +71,16 @@ func Prepare(in Input) (*Cluster, error) {
 
 func prepare(in Input) (*prepared, error) {
 	dims := collectDims(in)
-	daemons := daemonset.Templates(in.DaemonSets, dims)
-	pools, err := newPools(in.NodePools, dims, daemons)
-	if err != nil {
-		return nil, err
+	var daemons []*daemonset.Template
+	var pools []*poolState
+	if in.Pools.fits(in, dims) {
+		dims, daemons, pools = in.Pools.dims, in.Pools.daemons, ownPools(in.Pools.pools)
+	} else {
+		daemons = daemonset.Templates(in.DaemonSets, dims)
+		var err error
+		if pools, err = newPools(in.NodePools, dims, daemons); err != nil {
+			return nil, err
+		}
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{}}
 	for _, en := range in.ExistingNodes {

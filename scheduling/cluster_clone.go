@@ -34,11 +34,6 @@ func (c *Cluster) Clone() *Cluster {
 func (prep *prepared) clone() *prepared {
 	next := *prep
 	next.runningRequests = map[*corev1.Pod]resources.Vector{}
-	next.pools = make([]*poolState, len(prep.pools))
-	for i, p := range prep.pools {
-		cp := *p
-		cp.compatible = map[string][]*typeOption{}
-		next.pools[i] = &cp
-	}
+	next.pools = ownPools(prep.pools)
 	return &next
 }

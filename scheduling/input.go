@@ -26,7 +26,11 @@ type Input struct {
 	// nodes that are leaving the cluster (being deleted) but still run and hold their name,
 	// the kubernetes.io/hostname that pods' topology and node names refer to.
 	ReservedNodeNames []string
-	Options           Options
+	// Pools, when set, are NodePools prepared by PreparePools, used instead of preparing
+	// NodePools again when they are what this Input's NodePools, DaemonSets and resources
+	// would give; otherwise they are ignored. Plans are the same with or without them.
+	Pools   *Pools
+	Options Options
 }
 
 // ExistingNode is a node already in the cluster.

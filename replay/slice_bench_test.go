@@ -1,0 +1,29 @@
+package replay_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nodeplan/nodeplan/replay"
+)
+
+// BenchmarkReplayMorning replays the first three hours of BenchmarkReplayDay's day, with the
+// replay bounded there too: a slice that shows the loop's costs in seconds rather than
+// minutes.
+func BenchmarkReplayMorning(b *testing.B) {
+	tr := newDayTrace(b, 1)
+	end := t0.Add(3 * time.Hour)
+	var events []replay.Event
+	for _, ev := range tr.events {
+		if ev.Time.Before(end) {
+			events = append(events, ev)
+		}
+	}
+	start := benchCluster(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := replay.Run(start, events, replay.Options{Until: end}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
