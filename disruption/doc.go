@@ -11,4 +11,12 @@
 //	for _, cmd := range decisions.Commands {
 //		fmt.Println(cmd.Method, cmd.Action, cmd.Candidates, cmd.Savings)
 //	}
+//
+// A caller deciding again and again over the same NodePools, as a replay does every 10 s,
+// prepares them once and passes them along; Decide prepares them itself when they are not
+// the input's, so the decisions are the same either way:
+//
+//	pools, err := disruption.PreparePools(in)
+//	in.Pools = pools
+//	decisions, err := disruption.Decide(in)
 package disruption
