@@ -1,6 +1,8 @@
 package disruption
 
 import (
+	"sync"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -19,6 +21,47 @@ type simulator struct {
 	replacements []string
 	// workers are clones of cluster for parallel simulations, kept until a command is applied.
 	workers []*scheduling.Cluster
+	// consolidated remembers what consolidating each set found on the cluster as it is, until
+	// a command is applied: multi-node consolidation grows sets from single nodes that
+	// single-node consolidation simulates again otherwise.
+	consolidated consolidations
+}
+
+// consolidation is what consolidate found for a set: the outcome and why it is not a valid
+// consolidation ("" when it is).
+type consolidation struct {
+	o   *outcome
+	why string
+}
+
+// consolidations memoises consolidate per set (its nodes' names in order); parallel
+// simulations share it.
+type consolidations struct {
+	mu   sync.Mutex
+	sets map[string]consolidation
+}
+
+func (c *consolidations) get(key string) (consolidation, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.sets[key]
+	return v, ok
+}
+
+func (c *consolidations) put(key string, v consolidation) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sets == nil {
+		c.sets = map[string]consolidation{}
+	}
+	c.sets[key] = v
+}
+
+// forget drops every result: the cluster they were found on changed.
+func (c *consolidations) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sets = nil
 }
 
 // view is the node as the scheduler is shown it, built once: its pods (a pod listed on a

@@ -127,6 +127,7 @@ func (d *decider) commit(o *outcome) error {
 		return fmt.Errorf("internal: committing %s: %w", namesKey(o.cands), err)
 	}
 	d.sim.workers = nil // clones of the cluster as it was
+	d.sim.consolidated.forget()
 	d.staying.settle(d, o)
 	replacement := map[int]bool{}
 	for i, nc := range o.plan.NodeClaims {
