@@ -39,6 +39,10 @@ type consolidation struct {
 type consolidations struct {
 	mu   sync.Mutex
 	sets map[string]consolidation
+	// onInput are the sets found on the decision's input, before its first command (for a
+	// Memo); set once the cluster changed.
+	onInput map[string]consolidation
+	changed bool
 }
 
 func (c *consolidations) get(key string) (consolidation, bool) {
@@ -61,7 +65,20 @@ func (c *consolidations) put(key string, v consolidation) {
 func (c *consolidations) forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.changed {
+		c.onInput, c.changed = c.sets, true
+	}
 	c.sets = nil
+}
+
+// foundOnInput returns the results found on the decision's input, before its first command.
+func (c *consolidations) foundOnInput() map[string]consolidation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.changed {
+		return c.onInput
+	}
+	return c.sets
 }
 
 // view is the node as the scheduler is shown it, built once: its pods (a pod listed on a

@@ -28,6 +28,9 @@ type decider struct {
 	winner   string
 	// staying keeps the pods that stay valid (see staying.go).
 	staying *stayingRules
+	// memoize is set when the input's Memo matched this decision's state: it then keeps
+	// what the decision simulates on its input.
+	memoize bool
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
@@ -99,6 +102,9 @@ func Decide(in Input) (Decisions, error) {
 			d.winner = m.name
 			break
 		}
+	}
+	if d.memoize {
+		in.Memo.keep(d.sim.consolidated.foundOnInput())
 	}
 	return d.decisions(), nil
 }
@@ -194,6 +200,13 @@ func newDecider(in Input) (*decider, error) {
 		return nil, err
 	}
 	d.staying = newStayingRules(d.nodes, in.Namespaces)
+	if in.Memo != nil {
+		var found map[string]consolidation
+		found, d.memoize = in.Memo.begin(d.stateOf(in, prepared))
+		for key, c := range found {
+			d.sim.consolidated.put(key, d.rebind(c))
+		}
+	}
 	d.nominate(pending)
 	return d, nil
 }

@@ -40,12 +40,14 @@ func (d *decider) consolidationCandidates() []*nodeState {
 // its NodePool allows spot, are simulated again with spot offerings only: spot stays spot.
 func (d *decider) consolidate(cluster *scheduling.Cluster, set []*nodeState) (*outcome, string) {
 	key := orderedNames(set)
-	if c, ok := d.sim.consolidated.get(key); ok {
-		return c.o, c.why
+	c, ok := d.sim.consolidated.get(key)
+	if !ok {
+		c.o, c.why = d.simulateConsolidation(cluster, set)
+		d.sim.consolidated.put(key, c)
 	}
-	o, why := d.simulateConsolidation(cluster, set)
-	d.sim.consolidated.put(key, consolidation{o, why})
-	return o, why
+	// The caller gets its own outcome: commands sort their candidates and trim their
+	// replacements' options, and the memoised one must stay as it was found.
+	return c.o.own(c.o.cands), c.why
 }
 
 // simulateConsolidation is consolidate without the memo.
