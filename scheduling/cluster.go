@@ -33,6 +33,9 @@ type prepared struct {
 	// conversion, filled as solves meet them.
 	runningRequests map[*corev1.Pod]resources.Vector
 	existing        map[*ExistingNode]*existingNode
+	// pods memoises what each pending pod converts to on its own (podConversion), filled as
+	// solves meet them.
+	pods map[podMemoKey]*podConversion
 }
 
 // Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
@@ -103,7 +106,8 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 			return nil, err
 		}
 	}
-	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{}}
+	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
+		pods: map[podMemoKey]*podConversion{}}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
 	}
@@ -182,7 +186,7 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 	if err != nil {
 		return nil, nil, err
 	}
-	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing}
+	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods}
 	if c.narrowed == nil {
 		c.narrowed = map[string]*prepared{}
 	}

@@ -34,6 +34,7 @@ func (c *Cluster) Clone() *Cluster {
 func (prep *prepared) clone() *prepared {
 	next := *prep
 	next.runningRequests = map[*corev1.Pod]resources.Vector{}
+	next.pods = map[podMemoKey]*podConversion{}
 	next.pools = ownPools(prep.pools)
 	return &next
 }

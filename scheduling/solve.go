@@ -189,11 +189,12 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	for _, k := range opts.Trace {
 		traced[k] = true
 	}
+	conv := prep.podConverter(len(in.Pods), s.volumes, opts.PreferencePolicy)
 	for i, pod := range in.Pods {
 		if pod == nil {
 			return nil, nil, nil, fmt.Errorf("pods[%d] is nil", i)
 		}
-		p, constraint, err := newPodInfo(pod, i, s.dims, s.volumes, opts.PreferencePolicy)
+		p, constraint, err := conv.convert(pod, i)
 		if err == nil && seen[p.key] {
 			constraint, err = ConstraintValidation, fmt.Errorf("pod %s is given more than once", p.key)
 		}

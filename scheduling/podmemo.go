@@ -1,0 +1,73 @@
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/volume"
+)
+
+// podConversion is what newPodInfo derives from a pod alone, under the prepared cluster's
+// dimensions and one preference policy: its key, requests, requirement alternatives,
+// preferences and host ports, or why it is invalid. Input values are never modified, so a pod
+// given as the same value to many simulations converts the same way each time; the volumes,
+// which depend on each simulation's claims and bound pods, are not part of it.
+type podConversion struct {
+	info       podInfo
+	constraint Constraint
+	err        error
+}
+
+// podMemoKey names a pod's conversion: the pod value and the policy its preferences follow.
+type podMemoKey struct {
+	pod    *corev1.Pod
+	policy PreferencePolicy
+}
+
+// podConverter makes the podInfos of one solve, from the prepared cluster's memo of pod
+// conversions, in one allocation.
+type podConverter struct {
+	prep   *prepared
+	vols   *volume.Index
+	policy PreferencePolicy
+	// infos holds the solve's podInfos, one per input pod.
+	infos []podInfo
+}
+
+// podConverter returns the converter for a solve over count pods.
+func (prep *prepared) podConverter(count int, vols *volume.Index, policy PreferencePolicy) *podConverter {
+	return &podConverter{prep: prep, vols: vols, policy: policy, infos: make([]podInfo, 0, count)}
+}
+
+// convert is newPodInfo(pod, index, dims, vols, policy) taking the pod-only part from the memo:
+// every solve gets a podInfo of its own, equal to the one newPodInfo would make, whose shared
+// parts (requests, alternatives, preferences, host ports) solves only read.
+func (c *podConverter) convert(pod *corev1.Pod, index int) (*podInfo, Constraint, error) {
+	key := podMemoKey{pod: pod, policy: c.policy}
+	conv, ok := c.prep.pods[key]
+	if !ok {
+		// Without a volume index newPodInfo converts what depends on the pod alone.
+		p, constraint, err := newPodInfo(pod, index, c.prep.dims, nil, c.policy)
+		conv = &podConversion{info: *p, constraint: constraint, err: err}
+		c.prep.pods[key] = conv
+	}
+	var p *podInfo
+	if len(c.infos) < cap(c.infos) {
+		c.infos = append(c.infos, conv.info)
+		p = &c.infos[len(c.infos)-1]
+	} else {
+		p = new(podInfo) // more pods than announced: the slab never moves
+		*p = conv.info
+	}
+	p.index = index
+	if conv.err != nil {
+		return p, conv.constraint, conv.err
+	}
+	if c.vols != nil {
+		pv, err := c.vols.ForPod(pod)
+		if err != nil {
+			return p, ConstraintVolume, err
+		}
+		p.volumes = pv
+	}
+	return p, "", nil
+}
