@@ -34,8 +34,8 @@ type prepared struct {
 	runningRequests map[*corev1.Pod]resources.Vector
 	existing        map[*ExistingNode]*existingNode
 	// pods memoises what each pending pod converts to on its own (podConversion), filled as
-	// solves meet them.
-	pods map[podMemoKey]*podConversion
+	// solves meet them; clones share it.
+	pods *podMemo
 }
 
 // Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
@@ -107,9 +107,12 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		}
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		pods: map[podMemoKey]*podConversion{}}
+		pods: newPodMemo()}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
+	}
+	if prev != nil {
+		prep.pods = prev.pods.keeping(in)
 	}
 	for _, en := range in.ExistingNodes {
 		if en == nil || en.Node == nil || en.Node.Name == "" {

@@ -16,7 +16,8 @@ import (
 // the DaemonSets, the dimensions and the existing nodes' conversions, which a solve copies
 // before use) and owns what solves write, the memos: each NodePool's compatible types, the
 // running pods' requests and the narrowed NodePools (cloned alike, so the clone does not
-// prepare them again).
+// prepare them again). The pods' own conversions (podMemo) are shared under a lock, so that
+// a pod one clone converted is not converted again by the others.
 func (c *Cluster) Clone() *Cluster {
 	out := &Cluster{in: c.in, prep: c.prep.clone()}
 	if len(c.narrowed) > 0 {
@@ -34,7 +35,6 @@ func (c *Cluster) Clone() *Cluster {
 func (prep *prepared) clone() *prepared {
 	next := *prep
 	next.runningRequests = map[*corev1.Pod]resources.Vector{}
-	next.pods = map[podMemoKey]*podConversion{}
 	next.pools = ownPools(prep.pools)
 	return &next
 }

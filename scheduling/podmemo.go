@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"sync"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/volume"
@@ -12,9 +14,70 @@ import (
 // given as the same value to many simulations converts the same way each time; the volumes,
 // which depend on each simulation's claims and bound pods, are not part of it.
 type podConversion struct {
-	info       podInfo
+	info       *podInfo // never handed to a solve: solves get copies
 	constraint Constraint
 	err        error
+}
+
+// podMemo holds the pod conversions of a Cluster, its clones and the Clusters prepared from it
+// with the same dimensions. They share it across goroutines (clones simulate concurrently),
+// hence the lock; a conversion, once stored, is only read. What the memo holds never changes a
+// plan: a conversion is the one newPodInfo would make again.
+type podMemo struct {
+	mu   sync.Mutex
+	conv map[podMemoKey]*podConversion
+}
+
+func newPodMemo() *podMemo { return &podMemo{conv: map[podMemoKey]*podConversion{}} }
+
+func (m *podMemo) get(key podMemoKey) (*podConversion, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	conv, ok := m.conv[key]
+	return conv, ok
+}
+
+func (m *podMemo) put(key podMemoKey, conv *podConversion) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.conv[key] = conv
+}
+
+// keeping returns the memo for a cluster prepared from in, continuing prev's: a cluster
+// prepared again and again from a slowly changing one converts only its new pods. prev itself
+// is shared while it holds at most twice as many conversions as in has pods; past that, only
+// the conversions of in's pods (pending or bound to a node) are kept, so that the memo does
+// not grow with every pod that ever left.
+func (prev *podMemo) keeping(in Input) *podMemo {
+	present := len(in.Pods)
+	for _, en := range in.ExistingNodes {
+		if en != nil {
+			present += len(en.Pods)
+		}
+	}
+	prev.mu.Lock()
+	defer prev.mu.Unlock()
+	if len(prev.conv) <= 2*present {
+		return prev
+	}
+	next := newPodMemo()
+	keep := func(pods []*corev1.Pod) {
+		for _, pod := range pods {
+			for _, policy := range []PreferencePolicy{PreferencesRespect, PreferencesIgnore} {
+				key := podMemoKey{pod: pod, policy: policy}
+				if conv, ok := prev.conv[key]; ok {
+					next.conv[key] = conv
+				}
+			}
+		}
+	}
+	keep(in.Pods)
+	for _, en := range in.ExistingNodes {
+		if en != nil {
+			keep(en.Pods)
+		}
+	}
+	return next
 }
 
 // podMemoKey names a pod's conversion: the pod value and the policy its preferences follow.
@@ -43,20 +106,20 @@ func (prep *prepared) podConverter(count int, vols *volume.Index, policy Prefere
 // parts (requests, alternatives, preferences, host ports) solves only read.
 func (c *podConverter) convert(pod *corev1.Pod, index int) (*podInfo, Constraint, error) {
 	key := podMemoKey{pod: pod, policy: c.policy}
-	conv, ok := c.prep.pods[key]
+	conv, ok := c.prep.pods.get(key)
 	if !ok {
 		// Without a volume index newPodInfo converts what depends on the pod alone.
 		p, constraint, err := newPodInfo(pod, index, c.prep.dims, nil, c.policy)
-		conv = &podConversion{info: *p, constraint: constraint, err: err}
-		c.prep.pods[key] = conv
+		conv = &podConversion{info: p, constraint: constraint, err: err}
+		c.prep.pods.put(key, conv)
 	}
 	var p *podInfo
 	if len(c.infos) < cap(c.infos) {
-		c.infos = append(c.infos, conv.info)
+		c.infos = append(c.infos, *conv.info)
 		p = &c.infos[len(c.infos)-1]
 	} else {
 		p = new(podInfo) // more pods than announced: the slab never moves
-		*p = conv.info
+		*p = *conv.info
 	}
 	p.index = index
 	if conv.err != nil {
