@@ -36,6 +36,8 @@ type prepared struct {
 	// pods memoises what each pending pod converts to on its own (podConversion), filled as
 	// solves meet them; clones share it.
 	pods *podMemo
+	// launchable is launchableDomains(pools), which every plan reports (a copy of it).
+	launchable map[string][]string
 }
 
 // Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
@@ -107,7 +109,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		}
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		pods: newPodMemo()}
+		pods: newPodMemo(), launchable: launchableDomains(pools)}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
 	}
@@ -189,7 +191,8 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 	if err != nil {
 		return nil, nil, err
 	}
-	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods}
+	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods,
+		launchable: launchableDomains(narrowed)}
 	if c.narrowed == nil {
 		c.narrowed = map[string]*prepared{}
 	}

@@ -2,9 +2,7 @@ package scheduling
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,7 +135,6 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out.Summary.LowerBound = roundPrice(lowerBound)
 	out.Summary.NodeFixedCost = roundPrice(s.nodeCost * float64(out.Summary.NewNodes))
 	out.Summary.CostByWorkload = costByWorkload(out.NodeClaims, func(i int) []placedPod { return claimPods[i] })
-	out.TopologyDomains = s.launchableDomains()
 	return out
 }
 
@@ -221,26 +218,6 @@ func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
 		}
 	}
 	return out
-}
-
-// launchableDomains lists the zones where some NodePool has an available offering its
-// requirements allow, or nil when no NodePool can launch anything.
-func (s *solver) launchableDomains() map[string][]string {
-	zones := map[string]bool{}
-	for _, pool := range s.pools {
-		zoneReq, constrained := pool.reqs[requirements.LabelTopologyZone]
-		for _, t := range pool.types {
-			for _, o := range t.Offerings {
-				if !constrained || zoneReq.Has(o.Zone) {
-					zones[o.Zone] = true
-				}
-			}
-		}
-	}
-	if len(zones) == 0 {
-		return nil
-	}
-	return map[string][]string{requirements.LabelTopologyZone: slices.Sorted(maps.Keys(zones))}
 }
 
 func roundPrice(p float64) float64 {

@@ -97,6 +97,7 @@ func solve(in Input, prep *prepared) (Plan, error) {
 		s.improve()
 	}
 	plan := s.plan(len(in.Pods), unschedulable)
+	plan.TopologyDomains = prep.topologyDomains()
 	plan.Traces = s.traces(pods)
 	plan.Placements = s.placements(in.Pods, plan)
 	return plan, nil
