@@ -30,11 +30,15 @@ type podMemo struct {
 
 func newPodMemo() *podMemo { return &podMemo{conv: map[podMemoKey]*podConversion{}} }
 
-func (m *podMemo) get(key podMemoKey) (*podConversion, bool) {
+// lookup returns the conversions the memo holds of pods (nil for the others), under one lock.
+func (m *podMemo) lookup(pods []*corev1.Pod, ignorePreferences bool) []*podConversion {
+	out := make([]*podConversion, len(pods))
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	conv, ok := m.conv[key]
-	return conv, ok
+	for i, pod := range pods {
+		out[i] = m.conv[podMemoKey{pod: pod, ignorePreferences: ignorePreferences}]
+	}
+	return out
 }
 
 func (m *podMemo) put(key podMemoKey, conv *podConversion) {
@@ -63,8 +67,8 @@ func (prev *podMemo) keeping(in Input) *podMemo {
 	next := newPodMemo()
 	keep := func(pods []*corev1.Pod) {
 		for _, pod := range pods {
-			for _, policy := range []PreferencePolicy{PreferencesRespect, PreferencesIgnore} {
-				key := podMemoKey{pod: pod, policy: policy}
+			for _, ignore := range []bool{false, true} {
+				key := podMemoKey{pod: pod, ignorePreferences: ignore}
 				if conv, ok := prev.conv[key]; ok {
 					next.conv[key] = conv
 				}
@@ -80,10 +84,11 @@ func (prev *podMemo) keeping(in Input) *podMemo {
 	return next
 }
 
-// podMemoKey names a pod's conversion: the pod value and the policy its preferences follow.
+// podMemoKey names a pod's conversion: the pod value and whether its preferences are ignored
+// (the preference policy is Respect or Ignore by the time pods are converted).
 type podMemoKey struct {
-	pod    *corev1.Pod
-	policy PreferencePolicy
+	pod               *corev1.Pod
+	ignorePreferences bool
 }
 
 // podConverter makes the podInfos of one solve, from the prepared cluster's memo of pod
@@ -92,26 +97,33 @@ type podConverter struct {
 	prep   *prepared
 	vols   *volume.Index
 	policy PreferencePolicy
+	pods   []*corev1.Pod
+	// memo holds the memo's conversion of each of pods, or nil.
+	memo []*podConversion
 	// infos holds the solve's podInfos, one per input pod.
 	infos []podInfo
 }
 
-// podConverter returns the converter for a solve over count pods.
-func (prep *prepared) podConverter(count int, vols *volume.Index, policy PreferencePolicy) *podConverter {
-	return &podConverter{prep: prep, vols: vols, policy: policy, infos: make([]podInfo, 0, count)}
+// podConverter returns the converter for a solve of pods, the solve's input pods.
+func (prep *prepared) podConverter(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy) *podConverter {
+	return &podConverter{prep: prep, vols: vols, policy: policy, pods: pods,
+		memo: prep.pods.lookup(pods, policy == PreferencesIgnore), infos: make([]podInfo, 0, len(pods))}
 }
 
-// convert is newPodInfo(pod, index, dims, vols, policy) taking the pod-only part from the memo:
-// every solve gets a podInfo of its own, equal to the one newPodInfo would make, whose shared
-// parts (requests, alternatives, preferences, host ports) solves only read.
+// convert is newPodInfo(pod, index, dims, vols, policy) for pod = pods[index], taking the
+// pod-only part from the memo: every solve gets a podInfo of its own, equal to the one
+// newPodInfo would make, whose shared parts (requests, alternatives, preferences, host ports)
+// solves only read.
 func (c *podConverter) convert(pod *corev1.Pod, index int) (*podInfo, Constraint, error) {
-	key := podMemoKey{pod: pod, policy: c.policy}
-	conv, ok := c.prep.pods.get(key)
-	if !ok {
+	var conv *podConversion
+	if index < len(c.pods) && c.pods[index] == pod {
+		conv = c.memo[index]
+	}
+	if conv == nil {
 		// Without a volume index newPodInfo converts what depends on the pod alone.
 		p, constraint, err := newPodInfo(pod, index, c.prep.dims, nil, c.policy)
 		conv = &podConversion{info: p, constraint: constraint, err: err}
-		c.prep.pods.put(key, conv)
+		c.prep.pods.put(podMemoKey{pod: pod, ignorePreferences: c.policy == PreferencesIgnore}, conv)
 	}
 	var p *podInfo
 	if len(c.infos) < cap(c.infos) {

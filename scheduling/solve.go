@@ -190,7 +190,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	for _, k := range opts.Trace {
 		traced[k] = true
 	}
-	conv := prep.podConverter(len(in.Pods), s.volumes, opts.PreferencePolicy)
+	conv := prep.podConverter(in.Pods, s.volumes, opts.PreferencePolicy)
 	for i, pod := range in.Pods {
 		if pod == nil {
 			return nil, nil, nil, fmt.Errorf("pods[%d] is nil", i)
