@@ -96,20 +96,25 @@ func prepare(in Input) (*prepared, error) { return prepareReusing(in, nil) }
 // prepareReusing prepares in, taking the node conversions prev holds when its dimensions are
 // in's.
 func prepareReusing(in Input, prev *prepared) (*prepared, error) {
-	dims := collectDims(in)
+	var dims *resources.Dims
 	var daemons []*daemonset.Template
 	var pools []*poolState
-	if in.Pools.fits(in, dims) {
-		dims, daemons, pools = in.Pools.dims, in.Pools.daemons, ownPools(in.Pools.pools)
+	var launchable map[string][]string
+	if !in.Pools.fitsWithoutCollecting(in) {
+		dims = collectDims(in)
+	}
+	if dims == nil || in.Pools.fits(in, dims) {
+		dims, daemons, pools, launchable = in.Pools.dims, in.Pools.daemons, ownPools(in.Pools.pools), in.Pools.launchable
 	} else {
 		daemons = daemonset.Templates(in.DaemonSets, dims)
 		var err error
 		if pools, err = newPools(in.NodePools, dims, daemons); err != nil {
 			return nil, err
 		}
+		launchable = launchableDomains(pools)
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		pods: newPodMemo(), launchable: launchableDomains(pools)}
+		pods: newPodMemo(), launchable: launchable}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
 	}

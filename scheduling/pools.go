@@ -19,6 +19,8 @@ type Pools struct {
 	dims       *resources.Dims
 	daemons    []*daemonset.Template
 	pools      []*poolState
+	// launchable is launchableDomains(pools), which every plan over them reports.
+	launchable map[string][]string
 }
 
 // PreparePools prepares the NodePools of in with its DaemonSets; the resources they know are
@@ -31,7 +33,8 @@ func PreparePools(in Input) (*Pools, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pools{nodePools: slices.Clone(in.NodePools), daemonSets: slices.Clone(in.DaemonSets), dims: dims, daemons: daemons, pools: pools}, nil
+	return &Pools{nodePools: slices.Clone(in.NodePools), daemonSets: slices.Clone(in.DaemonSets), dims: dims, daemons: daemons, pools: pools,
+		launchable: launchableDomains(pools)}, nil
 }
 
 // fits reports whether p is what preparing in's NodePools would give: the same NodePool and
