@@ -3,6 +3,7 @@ package scheduling
 import (
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -10,24 +11,20 @@ import (
 
 // fitsWithoutCollecting is fits(in, collectDims(in)) without collecting: a replay prepares
 // its whole cluster every few seconds over the same Pools, and collecting the resources of
-// every pod and node again costs more than checking them.
+// every instance type, node and pod again costs more than checking those of the nodes and
+// pods (the NodePools and DaemonSets being Pools' own, their resources are known).
 func (p *Pools) fitsWithoutCollecting(in Input) bool {
-	return p != nil && slices.Equal(p.nodePools, in.NodePools) && slices.Equal(p.daemonSets, in.DaemonSets) && namesDims(in, p.dims)
-}
-
-// namesDims reports whether collectDims(in) would have dims' names: NewDims always has its
-// fixed dimensions and then the other names sorted, so it is enough that every resource in
-// names (but "nodes", which collectDims drops) is a dimension and every other dimension is
-// named by in.
-func namesDims(in Input, dims *resources.Dims) bool {
-	named := make([]bool, dims.Len())
+	if p == nil || !slices.Equal(p.nodePools, in.NodePools) || !slices.Equal(p.daemonSets, in.DaemonSets) {
+		return false
+	}
+	named := slices.Clone(p.named)
 	known := true
 	visit := func(l corev1.ResourceList) {
 		for name := range l {
 			if name == "nodes" {
 				continue
 			}
-			i, ok := dims.Index(name)
+			i, ok := p.dims.Index(name)
 			if !ok {
 				known = false
 				return
@@ -35,19 +32,32 @@ func namesDims(in Input, dims *resources.Dims) bool {
 			named[i] = true
 		}
 	}
-	visitSpec := func(spec *corev1.PodSpec) {
-		for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-			for i := range cs {
-				visit(cs[i].Resources.Requests)
-				visit(cs[i].Resources.Limits)
-			}
-		}
-		visit(spec.Overhead)
-		if spec.Resources != nil {
-			visit(spec.Resources.Requests)
+	for _, en := range in.ExistingNodes {
+		if en != nil && en.Node != nil {
+			visit(en.Node.Status.Allocatable)
+			visit(en.Node.Status.Capacity)
 		}
 	}
-	for _, np := range in.NodePools {
+	for _, pod := range in.Pods {
+		if pod != nil {
+			visitPodResources(&pod.Spec, visit)
+		}
+	}
+	return known && namesAll(p.dims, named)
+}
+
+// namedByPools marks the dimensions the NodePools (their limits and instance types) and the
+// DaemonSets name, as collectDims collects them.
+func namedByPools(nodePools []*NodePool, daemonSets []*appsv1.DaemonSet, dims *resources.Dims) []bool {
+	named := make([]bool, dims.Len())
+	visit := func(l corev1.ResourceList) {
+		for name := range l {
+			if i, ok := dims.Index(name); ok {
+				named[i] = true
+			}
+		}
+	}
+	for _, np := range nodePools {
 		if np == nil {
 			continue
 		}
@@ -58,29 +68,36 @@ func namesDims(in Input, dims *resources.Dims) bool {
 			}
 		}
 	}
-	for _, en := range in.ExistingNodes {
-		if en != nil && en.Node != nil {
-			visit(en.Node.Status.Allocatable)
-			visit(en.Node.Status.Capacity)
-		}
-	}
-	for _, p := range in.Pods {
-		if p != nil {
-			visitSpec(&p.Spec)
-		}
-	}
-	for _, ds := range in.DaemonSets {
+	for _, ds := range daemonSets {
 		if ds != nil {
-			visitSpec(&ds.Spec.Template.Spec)
+			visitPodResources(&ds.Spec.Template.Spec, visit)
 		}
 	}
-	if !known {
-		return false
+	return named
+}
+
+// visitPodResources calls visit with every resource list of a pod collectDims collects.
+func visitPodResources(spec *corev1.PodSpec, visit func(corev1.ResourceList)) {
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			visit(cs[i].Resources.Requests)
+			visit(cs[i].Resources.Limits)
+		}
 	}
+	visit(spec.Overhead)
+	if spec.Resources != nil {
+		visit(spec.Resources.Requests)
+	}
+}
+
+// namesAll reports whether collecting names that are named (and nothing beyond dims) gives
+// dims: NewDims always has its fixed dimensions, then the other names sorted, so every other
+// dimension must be named.
+func namesAll(dims *resources.Dims, named []bool) bool {
 	fixed := resources.NewDims()
 	for i, was := range named {
 		if _, always := fixed.Index(dims.Name(i)); !was && !always {
-			return false // a resource in does not have
+			return false
 		}
 	}
 	return true

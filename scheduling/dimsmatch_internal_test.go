@@ -15,7 +15,8 @@ import (
 // TestFitsWithoutCollecting expects Pools to fit an input without collecting its resources
 // exactly when they fit the resources collected: same resources, one more (on a pod, a pod's
 // overhead, init container, limits or pod-level requests, a node, a DaemonSet), one fewer,
-// "nodes" (which is no dimension), other NodePool or DaemonSet objects.
+// "nodes" (which is no dimension), other NodePool or DaemonSet objects. Running pods' resources
+// are not collected.
 func TestFitsWithoutCollecting(t *testing.T) {
 	list := func(names ...corev1.ResourceName) corev1.ResourceList {
 		l := corev1.ResourceList{}
@@ -69,15 +70,20 @@ func TestFitsWithoutCollecting(t *testing.T) {
 		"the same resources":             {with(func(*Input) {}), true},
 		"other pods, the same resources": {with(func(in *Input) { in.Pods = []*corev1.Pod{pod("api", "example.com/license")} }), true},
 		"a pod asks for nodes":           {with(func(in *Input) { in.Pods = append(in.Pods, nodes) }), true},
-		"a resource fewer":               {with(func(in *Input) { in.Pods, in.ExistingNodes = nil, nil }), false},
-		"a new resource on a pod":        {with(func(in *Input) { in.Pods = append(in.Pods, pod("gpu", "nvidia.com/gpu")) }), false},
-		"a new overhead":                 {with(func(in *Input) { in.Pods = append(in.Pods, overhead) }), false},
-		"a new init container resource":  {with(func(in *Input) { in.Pods = append(in.Pods, initContainer) }), false},
-		"a new limit":                    {with(func(in *Input) { in.Pods = append(in.Pods, limits) }), false},
-		"a new pod-level request":        {with(func(in *Input) { in.Pods = append(in.Pods, podLevel) }), false},
-		"a new resource on a node":       {with(func(in *Input) { in.ExistingNodes = append(in.ExistingNodes, node("b", "example.com/node")) }), false},
-		"other DaemonSets":               {with(func(in *Input) { in.DaemonSets = []*appsv1.DaemonSet{ds, otherDS} }), false},
-		"no Pools":                       {with(func(in *Input) { in.Pools = nil }), false},
+		"a resource only a running pod asks for": {with(func(in *Input) {
+			running := node("b", corev1.ResourceCPU)
+			running.Pods = []*corev1.Pod{pod("licensed", "example.com/license")}
+			in.Pods, in.ExistingNodes = nil, []*ExistingNode{running}
+		}), false},
+		"a resource fewer":              {with(func(in *Input) { in.Pods, in.ExistingNodes = nil, nil }), false},
+		"a new resource on a pod":       {with(func(in *Input) { in.Pods = append(in.Pods, pod("gpu", "nvidia.com/gpu")) }), false},
+		"a new overhead":                {with(func(in *Input) { in.Pods = append(in.Pods, overhead) }), false},
+		"a new init container resource": {with(func(in *Input) { in.Pods = append(in.Pods, initContainer) }), false},
+		"a new limit":                   {with(func(in *Input) { in.Pods = append(in.Pods, limits) }), false},
+		"a new pod-level request":       {with(func(in *Input) { in.Pods = append(in.Pods, podLevel) }), false},
+		"a new resource on a node":      {with(func(in *Input) { in.ExistingNodes = append(in.ExistingNodes, node("b", "example.com/node")) }), false},
+		"other DaemonSets":              {with(func(in *Input) { in.DaemonSets = []*appsv1.DaemonSet{ds, otherDS} }), false},
+		"no Pools":                      {with(func(in *Input) { in.Pools = nil }), false},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

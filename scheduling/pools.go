@@ -21,6 +21,8 @@ type Pools struct {
 	pools      []*poolState
 	// launchable is launchableDomains(pools), which every plan over them reports.
 	launchable map[string][]string
+	// named marks the dimensions the NodePools and DaemonSets name (fitsWithoutCollecting).
+	named []bool
 }
 
 // PreparePools prepares the NodePools of in with its DaemonSets; the resources they know are
@@ -34,7 +36,7 @@ func PreparePools(in Input) (*Pools, error) {
 		return nil, err
 	}
 	return &Pools{nodePools: slices.Clone(in.NodePools), daemonSets: slices.Clone(in.DaemonSets), dims: dims, daemons: daemons, pools: pools,
-		launchable: launchableDomains(pools)}, nil
+		launchable: launchableDomains(pools), named: namedByPools(in.NodePools, in.DaemonSets, dims)}, nil
 }
 
 // fits reports whether p is what preparing in's NodePools would give: the same NodePool and
