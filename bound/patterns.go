@@ -68,6 +68,18 @@ type pattern struct {
 // node at its kind's Price, so it is 0 when reservations are in play, and also past
 // maxPatternItems groups of pods, or when some pod fits no kind (the plan leaves it out).
 func Patterns(in Input) float64 {
+	return patterns(in, 0)
+}
+
+// packingMargin is how far below another bound a packing must cost for patterns to skip the
+// column generation: far more than the LPs' rounding, which the pattern bound's own slack
+// already covers.
+const packingMargin = 1e-6
+
+// patterns is the pattern bound, or 0 when a packing of the pods (see packsBelow) costs
+// less than beat: the pattern bound is then below beat too, and Lower, which has beat from
+// the other bounds, needs no more.
+func patterns(in Input, beat float64) float64 {
 	if in.Reserved != nil || len(in.Pods) == 0 || len(in.Pods) > maxPatternItems {
 		return 0
 	}
@@ -86,6 +98,9 @@ func Patterns(in Input) float64 {
 		if !covered {
 			return 0 // some pod fits no kind: the plan leaves it unschedulable
 		}
+	}
+	if beat > 0 && packsBelow(items, kinds, beat/(1+packingMargin)) {
+		return 0
 	}
 	patterns := initialPatterns(items, kinds)
 	rounds := patternRounds(len(kinds), len(items))
