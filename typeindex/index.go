@@ -82,9 +82,7 @@ func New(n int, at func(i int) *Type) *Index {
 				classes = map[string]*typeClass{}
 				byKey[k] = classes
 			}
-			// Type requirements come from labels and offerings (In, DoesNotExist): no bounds,
-			// so the rendering identifies the requirement.
-			id := r.String()
+			id := classID(r)
 			c := classes[id]
 			if c == nil {
 				c = &typeClass{req: r, types: make([]uint64, ix.words)}
@@ -138,6 +136,17 @@ func New(n int, at func(i int) *Type) *Index {
 		}
 	}
 	return ix
+}
+
+// classID identifies a type's requirement among those on its key. Type requirements come
+// from labels and offerings (In, DoesNotExist): no bounds, so the rendering identifies the
+// requirement. The usual one, a single label value, is rendered here as String renders it,
+// without String's formatting work (hundreds of types, a dozen keys each, per NodePool).
+func classID(r *requirements.Requirement) string {
+	if vals := r.Values(); len(vals) == 1 && r.MinValues == nil && r.Operator() == corev1.NodeSelectorOpIn {
+		return r.Key + " In [" + vals[0] + "]"
+	}
+	return r.String()
 }
 
 // Index is the index t belongs to, nil before New.
