@@ -113,9 +113,13 @@ func (n *newNode) free(fixed float64) resources.Vector {
 	}
 	// growsWell with the current type's cost per copy worked out once, not once per type:
 	// this runs on every join, over every option.
-	// A room within what f already holds changes nothing and is not priced.
+	// A room within what f already holds changes nothing and is not priced. The dearest
+	// options, mostly the largest, come first: once one of them may be grown into, the
+	// cheaper ones mostly fit within it and cost a comparison each, not a price per copy.
+	// The maximum is the same in any order.
 	limit := growthSlack * copyCost(n.price+fixed, n.byPrice[0].room, n.used)
-	for i, t := range n.byPrice {
+	for i := len(n.byPrice) - 1; i >= 0; i-- {
+		t := n.byPrice[i]
 		if t.room.Fits(f) {
 			continue
 		}
