@@ -37,7 +37,10 @@ type solver struct {
 	allowedCache    map[string][]*typeOption
 	optionsCache    map[string][]string
 	priceOrderCache map[string]priceOrder
-	altOrigin       []requirements.Requirements // the pod alternative behind each alts entry
+	// poolRooms memoises, per pool, the element-wise maximum room of its types: an empty
+	// node's maxRoom (shared, never written).
+	poolRooms map[*poolState]resources.Vector
+	altOrigin []requirements.Requirements // the pod alternative behind each alts entry
 	// existingFree and newFree index the free room of existing and new nodes.
 	existingFree, newFree *freeIndex
 	// snugFree indexes the room new nodes have left at their current price (snug).
@@ -154,7 +157,8 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
 	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, claimNode: map[string]string{}, usedNames: map[string]bool{},
-		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{}}
+		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{},
+		poolRooms: map[*poolState]resources.Vector{}}
 	var err error
 	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims, prep); err != nil {
 		return nil, nil, nil, err
