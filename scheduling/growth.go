@@ -101,9 +101,10 @@ func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requireme
 }
 
 // free is the room a pod can expect on the node: the most room among the options the node
-// may grow into with its current contents (see growsWell).
-func (n *newNode) free(fixed float64) resources.Vector {
-	f := make(resources.Vector, len(n.used))
+// may grow into with its current contents (see growsWell). It is written into f, which has
+// the node's dimensions.
+func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
+	clear(f)
 	if n.unbounded || len(n.byPrice) == 0 {
 		for _, t := range n.byPrice {
 			f.Max(t.room)

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,8 @@ type solver struct {
 	// address, so pods needing that port skip them without trying each.
 	portTaken map[hostport.Key]*skipset.Set
 	scratch   resources.Vector
+	// room holds a node's free room between free or snug and the index that copies it.
+	room resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
 	allowedCache    map[string][]*typeOption
 	optionsCache    map[string][]string
@@ -469,7 +472,7 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 // nextNodeName returns the next free <nodepool>-<n> name without taking it.
 func (s *solver) nextNodeName(pool *poolState) string {
 	for i := pool.nodeCount + 1; ; i++ {
-		name := fmt.Sprintf("%s-%d", pool.np.Name, i)
+		name := pool.np.Name + "-" + strconv.Itoa(i)
 		if !s.usedNames[name] {
 			return name
 		}
@@ -478,8 +481,8 @@ func (s *solver) nextNodeName(pool *poolState) string {
 
 func (s *solver) claimNodeName(pool *poolState, name string) {
 	s.usedNames[name] = true
-	var n int
-	fmt.Sscanf(strings.TrimPrefix(name, pool.np.Name+"-"), "%d", &n)
+	// The name is nextNodeName's: the pool's name, a dash and a number.
+	n, _ := strconv.Atoi(strings.TrimPrefix(name, pool.np.Name+"-"))
 	pool.nodeCount = n
 }
 
