@@ -8,7 +8,7 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// TestClassIDIsString checks that classID names a requirement as its String does, so that
+// TestClassIDIsString checks that appendClassID names a requirement as its String does, so that
 // the index's classes and their order are those of the requirements' renderings.
 func TestClassIDIsString(t *testing.T) {
 	two := 2
@@ -21,8 +21,8 @@ func TestClassIDIsString(t *testing.T) {
 		requirements.New("example.com/any", corev1.NodeSelectorOpExists),
 		requirements.NewWithMinValues("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, &two, "m5.large"),
 	} {
-		if got, want := classID(r), r.String(); got != want {
-			t.Errorf("classID = %q, want %q", got, want)
+		if got, want := string(appendClassID([]byte("x"), r)), "x"+r.String(); got != want {
+			t.Errorf("appendClassID = %q, want %q", got, want)
 		}
 	}
 }
