@@ -119,13 +119,8 @@ func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) [
 	return out
 }
 
-// requirementsKey identifies a pool and a requirement set, hostname left out.
-func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
-	return string(appendRequirementsKey(nil, pool, reqs))
-}
-
-// appendRequirementsKey appends requirementsKey to b: the pool's name, then each
-// requirement as String renders it, by key.
+// appendRequirementsKey appends to b what identifies a pool and a requirement set, hostname
+// left out: the pool's name, then each requirement as String renders it, by key.
 func appendRequirementsKey(b []byte, pool *poolState, reqs requirements.Requirements) []byte {
 	var keyBuf [16]string
 	keys := keyBuf[:0]
