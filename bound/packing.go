@@ -16,12 +16,13 @@ const (
 )
 
 // packsBelow reports whether some real packing of every pod onto new nodes costs less than
-// target: the pods spread evenly over n nodes of one kind (see spreadFits), for the kinds
-// and node counts whose fluid cost is below target, cheapest first. Every node of a packing
-// is a pattern, so its cost is at least the configuration LP's optimum, and so at least the
-// pattern bound (Farley's rule gives a feasible dual solution, below every primal one).
+// target: the pods spread evenly over n nodes of one kind (see spreader.fits) on which every
+// pod may run, for the kinds and node counts whose fluid cost is below target, cheapest
+// first. Every node of a packing is a pattern, so its cost is at least the configuration LP's
+// optimum, and so at least the pattern bound (Farley's rule gives a feasible dual solution,
+// below every primal one); a kind another dominates only costs more than its dominator.
 // The work is bounded; false says only that no such packing was found.
-func packsBelow(items []*patternItem, kinds []nodeKind, target float64) bool {
+func packsBelow(in Input, items []*patternItem, target float64) bool {
 	demand := make(resources.Vector, len(items[0].requests))
 	for _, it := range items {
 		addTimes(demand, it.requests, it.count)
@@ -31,39 +32,50 @@ func packsBelow(items []*patternItem, kinds []nodeKind, target float64) bool {
 		cost        float64
 	}
 	var candidates []candidate
-	for k, kind := range kinds {
-		if len(kind.allowed) != len(items) {
-			continue // the kind may not hold some pod
+	for k, kind := range in.Kinds {
+		if !holdsEvery(kind, in.Pods) {
+			continue
 		}
 		nodes := 1
 		for d, x := range demand {
 			if x > 0 {
-				if kind.room[d] <= 0 {
+				if kind.Room[d] <= 0 {
 					nodes = math.MaxInt
 					break
 				}
-				nodes = max(nodes, int((x+kind.room[d]-1)/kind.room[d]))
+				nodes = max(nodes, int((x+kind.Room[d]-1)/kind.Room[d]))
 			}
 		}
-		if nodes < math.MaxInt && float64(nodes)*kind.price < target {
-			candidates = append(candidates, candidate{k, nodes, float64(nodes) * kind.price})
+		if nodes < math.MaxInt && float64(nodes)*kind.Price < target {
+			candidates = append(candidates, candidate{k, nodes, float64(nodes) * kind.Price})
 		}
 	}
 	slices.SortStableFunc(candidates, func(a, b candidate) int { return cmp.Compare(a.cost, b.cost) })
 	var s spreader
 	work := 0
 	for _, c := range candidates {
-		kind := kinds[c.kind]
-		for n := c.nodes; n < c.nodes+spreadTries && float64(n)*kind.price < target; n++ {
+		kind := in.Kinds[c.kind]
+		for n := c.nodes; n < c.nodes+spreadTries && float64(n)*kind.Price < target; n++ {
 			if work += n; work > spreadWork {
 				return false
 			}
-			if s.fits(items, kind.room, n) {
+			if s.fits(items, kind.Room, n) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// holdsEvery reports whether every pod may run on the kind: its class may use the kind and its
+// requests fit the room.
+func holdsEvery(kind Kind, pods []Pods) bool {
+	for _, p := range pods {
+		if kind.ClassPrices[p.Class] < 0 || !p.Requests.Fits(kind.Room) {
+			return false
+		}
+	}
+	return true
 }
 
 // spreader checks even spreads of the pods over n nodes; its buffers serve every check.

@@ -87,6 +87,10 @@ func patterns(in Input, beat float64) float64 {
 	for i, p := range in.Pods {
 		items[i] = &patternItem{requests: p.Requests, count: p.Count}
 	}
+	// Before the kinds are sorted out: when the check applies, that work is not needed.
+	if beat > 0 && packsBelow(in, items, beat/(1+packingMargin)) {
+		return 0
+	}
 	kinds := nodeKinds(in)
 	for i := range items {
 		covered := false
@@ -98,9 +102,6 @@ func patterns(in Input, beat float64) float64 {
 		if !covered {
 			return 0 // some pod fits no kind: the plan leaves it unschedulable
 		}
-	}
-	if beat > 0 && packsBelow(items, kinds, beat/(1+packingMargin)) {
-		return 0
 	}
 	patterns := initialPatterns(items, kinds)
 	rounds := patternRounds(len(kinds), len(items))
