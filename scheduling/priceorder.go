@@ -21,29 +21,25 @@ func priceOrderKey(n *newNode) string {
 	return string(appendPriceOrderKey(nil, n))
 }
 
-// appendPriceOrderKey appends priceOrderKey to b: a lookup with string(b) costs no string.
+// appendPriceOrderKey appends priceOrderKey to b: the number of the pool's types, the options
+// as a bitset over them (a bit per type, by index: exact, and cheaper than hashing every
+// option), then the requirements. A lookup with string(b) costs no string.
 func appendPriceOrderKey(b []byte, n *newNode) []byte {
-	// FNV-1a over each option's index as 4 little-endian bytes, inlined: hash/fnv costs an
-	// interface call per option, and every new node and every narrowing asks for this key.
-	const offset64, prime64 = 14695981039346656037, 1099511628211
-	h := uint64(offset64)
+	types := len(n.pool.types)
+	b = strconv.AppendInt(b, int64(types), 10)
+	b = append(b, '/')
+	start := len(b)
+	b = append(b, make([]byte, (types+7)/8)...)
 	for _, t := range n.options {
-		for shift := 0; shift < 32; shift += 8 {
-			h ^= uint64(byte(t.index >> shift))
-			h *= prime64
-		}
+		b[start+t.index/8] |= 1 << (t.index % 8)
 	}
-	b = strconv.AppendUint(b, h, 16)
-	b = append(b, '/')
-	b = strconv.AppendInt(b, int64(len(n.options)), 10)
-	b = append(b, '/')
 	return appendRequirementsKey(b, n.pool, n.reqs)
 }
 
 // orderByPrice refreshes byPrice after the options or requirements changed. When only options
 // were dropped the order is kept and filtered; new requirements re-price every option.
 func (n *newNode) orderByPrice(reqsChanged bool) {
-	var keyBuf [256]byte
+	var keyBuf [512]byte
 	if !reqsChanged && n.byPrice != nil {
 		keep := n.pool.scratch
 		for _, t := range n.options {
