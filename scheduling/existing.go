@@ -26,6 +26,9 @@ type existingNode struct {
 	capacity    resources.Vector
 	allocatable resources.Vector
 	used        resources.Vector
+	// usedShared is set while used is still the prepared conversion's, which no solve may
+	// write: ownUsed copies it first.
+	usedShared  bool
 	ports       []hostport.Port
 	attach      *volume.AttachCounter
 	attachLimit map[string]int
@@ -33,6 +36,14 @@ type existingNode struct {
 	// daemonSets names (namespace/name) the DaemonSets with a pod bound to the node.
 	daemonSets map[string]bool
 	index      int // position in the solver's free-room index
+}
+
+// ownUsed returns the node's used room to write, a copy of its own from the first write on.
+func (n *existingNode) ownUsed() resources.Vector {
+	if n.usedShared {
+		n.used, n.usedShared = n.used.Clone(), false
+	}
+	return n.used
 }
 
 // free is the room left on the node.
@@ -68,7 +79,7 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared) 
 			}
 		}
 		n := *tmpl
-		n.used = tmpl.used.Clone()
+		n.usedShared = true // most nodes take no pod: copied on the first write
 		n.ports = slices.Clip(tmpl.ports)
 		out = append(out, &n)
 	}

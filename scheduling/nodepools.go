@@ -310,7 +310,7 @@ func reserveStartingDaemons(existing []*existingNode, daemons []*daemonset.Templ
 			if n.daemonSets[d.Name] || !d.RunsOnNode(n.taints, n.labels) {
 				continue
 			}
-			n.used.Add(d.Requests)
+			n.ownUsed().Add(d.Requests)
 			n.ports = append(n.ports, d.Ports...)
 		}
 	}

@@ -462,7 +462,7 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 }
 
 func (s *solver) commitExisting(n *existingNode, p *podInfo) {
-	n.used.Add(p.requests)
+	n.ownUsed().Add(p.requests)
 	s.existingFree.update(n.index, n.free())
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
