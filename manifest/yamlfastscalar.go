@@ -1,0 +1,312 @@
+package manifest
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// flowNode writes the flow collection or scalar starting at s[i] (a line's content), and
+// returns the index after it. Everything must close on the line.
+func (c *converter) flowNode(s []byte, i int) (end int, ok bool) {
+	if c.depth++; c.depth > maxFastDepth {
+		return 0, false
+	}
+	switch s[i] {
+	case '{':
+		end, ok = c.flowMapping(s, i+1)
+	case '[':
+		end, ok = c.flowSequence(s, i+1)
+	case '"', '\'':
+		end, ok = c.quoted(s, i)
+	default:
+		var v []byte
+		if v, end = flowPlain(s, i); v == nil || (end < len(s) && s[end] == ':') {
+			return 0, false
+		}
+		ok = c.plainScalar(v, false)
+	}
+	c.depth--
+	return end, ok
+}
+
+// flowPlain returns the plain scalar starting at s[i] inside a flow collection (without
+// trailing spaces) and the index where it stops: at ",[]{}", at ":" followed by a space or
+// one of those, or at the line's end. v is nil for what the converter does not read there.
+func flowPlain(s []byte, i int) (v []byte, end int) {
+	if !plainStart(s[i:]) {
+		return nil, 0
+	}
+	j := i
+	for ; j < len(s); j++ {
+		switch s[j] {
+		case ',', '[', ']', '{', '}':
+		case '#', '?':
+			return nil, 0
+		case ':':
+			if j+1 < len(s) && bytes.IndexByte([]byte(" ,[]{}"), s[j+1]) < 0 {
+				continue
+			}
+		default:
+			continue
+		}
+		break
+	}
+	if j == len(s) {
+		return nil, 0 // the collection goes on past the line
+	}
+	return bytes.TrimRight(s[i:j], " "), j
+}
+
+// skipSpaces returns the index of the first byte from i on that is not a space.
+func skipSpaces(s []byte, i int) int {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// flowMapping writes the flow mapping whose "{" is before s[i], up to its "}".
+func (c *converter) flowMapping(s []byte, i int) (int, bool) {
+	c.out = append(c.out, '{')
+	base := len(c.keys)
+	var seen map[string]struct{}
+	if i = skipSpaces(s, i); i < len(s) && s[i] == '}' {
+		c.out = append(c.out, '}')
+		return i + 1, true
+	}
+	for i < len(s) {
+		if len(c.keys) > base {
+			c.out = append(c.out, ',')
+		}
+		start := len(c.out)
+		switch s[i] {
+		case '"', '\'':
+			end, ok := c.quoted(s, i)
+			if !ok {
+				return 0, false
+			}
+			i = end
+		default:
+			v, end := flowPlain(s, i)
+			if v == nil || !c.plainScalar(v, true) {
+				return 0, false
+			}
+			i = end
+		}
+		key := span{start, len(c.out)}
+		if i+1 >= len(s) || s[i] != ':' || s[i+1] != ' ' || c.duplicate(base, key, &seen) {
+			return 0, false
+		}
+		c.keys = append(c.keys, key)
+		c.out = append(c.out, ':')
+		if i = skipSpaces(s, i+1); i == len(s) || s[i] == ',' || s[i] == '}' {
+			return 0, false // a key without a value
+		}
+		end, ok := c.flowNode(s, i)
+		if !ok {
+			return 0, false
+		}
+		if i = skipSpaces(s, end); i == len(s) {
+			return 0, false
+		}
+		switch s[i] {
+		case '}':
+			c.keys = c.keys[:base]
+			c.out = append(c.out, '}')
+			return i + 1, true
+		case ',':
+			if i = skipSpaces(s, i+1); i < len(s) && s[i] == '}' {
+				return 0, false // a trailing comma
+			}
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// flowSequence writes the flow sequence whose "[" is before s[i], up to its "]".
+func (c *converter) flowSequence(s []byte, i int) (int, bool) {
+	c.out = append(c.out, '[')
+	if i = skipSpaces(s, i); i < len(s) && s[i] == ']' {
+		c.out = append(c.out, ']')
+		return i + 1, true
+	}
+	for first := true; i < len(s); first = false {
+		if !first {
+			c.out = append(c.out, ',')
+		}
+		end, ok := c.flowNode(s, i)
+		if !ok {
+			return 0, false
+		}
+		if i = skipSpaces(s, end); i == len(s) {
+			return 0, false
+		}
+		switch s[i] {
+		case ']':
+			c.out = append(c.out, ']')
+			return i + 1, true
+		case ',':
+			if i = skipSpaces(s, i+1); i < len(s) && s[i] == ']' {
+				return 0, false // a trailing comma
+			}
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// quoted writes the single- or double-quoted scalar starting at s[i] as a JSON string and
+// returns the index after its closing quote. It must close on the line; of the double-quoted
+// escapes, those for \x, \u, \U, and the characters outside ASCII are left to the parser.
+func (c *converter) quoted(s []byte, i int) (end int, ok bool) {
+	q := s[i]
+	c.out = append(c.out, '"')
+	for j := i + 1; j < len(s); j++ {
+		b := s[j]
+		switch {
+		case b == q && q == '\'' && j+1 < len(s) && s[j+1] == '\'':
+			j++ // '' is a quote
+		case b == q:
+			c.out = append(c.out, '"')
+			return j + 1, true
+		case b == '\\' && q == '"':
+			if j+1 == len(s) {
+				return 0, false // an escaped line break
+			}
+			j++
+			if b = doubleQuotedEscape(s[j]); b == 0xff {
+				return 0, false
+			}
+		}
+		c.out = appendJSONByte(c.out, b)
+	}
+	return 0, false
+}
+
+// doubleQuotedEscape is the byte a double-quoted escape "\e" stands for, or 0xff for one
+// the converter leaves to the parser (or the parser refuses).
+func doubleQuotedEscape(e byte) byte {
+	switch e {
+	case '0':
+		return 0
+	case 'a':
+		return '\a'
+	case 'b':
+		return '\b'
+	case 't':
+		return '\t'
+	case 'n':
+		return '\n'
+	case 'v':
+		return '\v'
+	case 'f':
+		return '\f'
+	case 'r':
+		return '\r'
+	case 'e':
+		return 0x1b
+	case ' ', '"', '\'', '\\':
+		return e
+	}
+	return 0xff
+}
+
+// appendJSONByte writes an ASCII byte inside a JSON string, escaped one way only, so that
+// equal strings are equal JSON.
+func appendJSONByte(b []byte, c byte) []byte {
+	switch {
+	case c == '"' || c == '\\':
+		return append(b, '\\', c)
+	case c >= 0x20:
+		return append(b, c)
+	case c == '\n':
+		return append(b, '\\', 'n')
+	case c == '\t':
+		return append(b, '\\', 't')
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+}
+
+// plainScalar writes a plain scalar as the YAML parser reads it (go.yaml.in/yaml/v2's
+// resolve, YAML 1.1): null, a boolean, an integer or a string. ok is false for a float, a
+// possible timestamp or binary integer, a number with "_", and, for a key (asKey), anything
+// but a string or the merge key "<<": those are left to the parser.
+func (c *converter) plainScalar(v []byte, asKey bool) bool {
+	switch string(v) {
+	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
+		c.out = append(c.out, "true"...)
+		return !asKey
+	case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
+		c.out = append(c.out, "false"...)
+		return !asKey
+	case "~", "null", "Null", "NULL":
+		c.out = append(c.out, "null"...)
+		return !asKey
+	case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
+		return false
+	case "<<":
+		if asKey {
+			return false
+		}
+	}
+	switch first := v[0]; {
+	case first == '.':
+		if _, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return false
+		}
+	case first == '+' || first == '-' || (first >= '0' && first <= '9'):
+		out, isNumber, known := appendNumber(c.out, v)
+		if !known {
+			return false
+		}
+		if isNumber {
+			c.out = out
+			return !asKey
+		}
+	}
+	c.out = append(c.out, '"')
+	for _, b := range v {
+		c.out = appendJSONByte(c.out, b)
+	}
+	c.out = append(c.out, '"')
+	return true
+}
+
+// appendNumber reads a plain scalar starting with a sign or digit as the parser does: an
+// integer (appended to b in decimal), or a string (isNumber false). known is false for what the
+// converter leaves to the parser: what may be a timestamp (four digits and "-"), contains
+// "_", or is a float or binary integer.
+func appendNumber(b, v []byte) (out []byte, isNumber, known bool) {
+	if len(v) > 4 && v[4] == '-' && digits(v[:4]) {
+		return nil, false, false
+	}
+	if bytes.IndexByte(v, '_') >= 0 {
+		return nil, false, false
+	}
+	if n, err := strconv.ParseInt(string(v), 0, 64); err == nil {
+		return strconv.AppendInt(b, n, 10), true, true
+	}
+	if n, err := strconv.ParseUint(string(v), 0, 64); err == nil {
+		return strconv.AppendUint(b, n, 10), true, true
+	}
+	for _, b := range v {
+		if !(b >= '0' && b <= '9' || b == '.' || b == '+' || b == '-' || b == 'e' || b == 'E') {
+			// Not the shape of a float; "0b" is a binary integer the parser reads when too
+			// large for ParseInt, left to it.
+			return nil, false, !bytes.HasPrefix(v, []byte("0b")) && !bytes.HasPrefix(v, []byte("-0b"))
+		}
+	}
+	return nil, false, false // a float, or close enough to one
+}
+
+func digits(v []byte) bool {
+	for _, b := range v {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
+}
