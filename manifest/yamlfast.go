@@ -1,18 +1,21 @@
 package manifest
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // fastYAMLToJSON converts a YAML document to JSON without the YAML parser, for the block
 // YAML kubectl and people write: block mappings and sequences, plain and quoted scalars on
-// one line, flow collections on one line ({}, [a, b], {k: v}), comments, in printable ASCII.
+// one line, flow collections on one line ({}, [a, b], {k: v}), comments.
 // It reads each scalar as the parser does (YAML 1.1: yes/no/on/off are booleans, 0x1F and
 // 017 integers), and writes keys in the document's order. ok is false for anything else —
 // anchors, aliases, tags, block scalars (| >), scalars over several lines, floats, timestamps,
-// keys that are not strings, duplicate keys, merge keys, tabs, non-ASCII text, and any
+// keys that are not strings, duplicate keys, merge keys, tabs, control characters, and any
 // error — which the parser then converts, so that what it accepts and its messages stay the
 // parser's own.
 func fastYAMLToJSON(text []byte) (raw []byte, ok bool) {
-	if !printableASCII(text) {
+	if !printable(text) {
 		return nil, false
 	}
 	// The JSON is about as long as the YAML, but a document left to the parser early (one of
@@ -61,14 +64,25 @@ type converter struct {
 // span is a range of out.
 type span struct{ start, end int }
 
-// printableASCII reports whether text has only printable ASCII and line feeds: no tabs,
-// carriage returns or other control characters, and nothing the parser reads as a line
-// break or refuses outside ASCII.
-func printableASCII(text []byte) bool {
-	for _, c := range text {
-		if (c < 0x20 && c != '\n') || c >= 0x7f {
+// printable reports whether text has only line feeds and the characters the parser takes
+// within a line: printable ASCII, and valid UTF-8 from U+00A0 on but for U+FEFF (a byte
+// order mark), U+FFFE and U+FFFF and the surrogates. Tabs, carriage returns, other control
+// characters, and the parser's other line breaks (U+0085, U+2028, U+2029) are left to it.
+func printable(text []byte) bool {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		if r < 0xa0 || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff || (r == utf8.RuneError && size == 1) {
 			return false
 		}
+		i += size
 	}
 	return true
 }
@@ -334,6 +348,8 @@ const (
 func (c *converter) key(content []byte) (rest []byte, status keyStatus) {
 	var end int // index of the ':'
 	switch content[0] {
+	case '{', '[':
+		return nil, notAKey // a flow collection, or a complex key left to the parser by its reader
 	case '"', '\'':
 		closed, ok := c.quoted(content, 0)
 		if !ok {

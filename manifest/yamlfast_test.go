@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,7 +77,10 @@ func TestFastYAMLScalars(t *testing.T) {
 		{"1_000", false, false}, {"08", false, false}, {"1e3", false, false}, {"1.5", false, false}, {".5", false, false},
 		{"-.inf", false, false}, {".NaN", false, false}, {"18446744073709551616", false, false},
 		{"2001-12-14", false, false}, {"2001-12-14t21:59:43.10-05:00", false, false}, {"1999-x", false, false},
-		{"0b2", false, false}, {"+", false, false}, {"-", false, false}, {"1.2.3", false, false},
+		{"0b2", true, true}, {"0b5e6a8c-2d4f", true, true}, {"0b" + strings.Repeat("1", 64), true, false},
+		{"-0b" + strings.Repeat("1", 63), true, false}, {"0b+1", true, false}, {"-0b", true, true},
+		{"+", true, true}, {"1.2.3", true, true}, {"1-2", true, true}, {"1e999", false, false},
+		{"1.", false, false}, {"-1.5e+3", false, false},
 		{`"quoted # not a comment"`, true, true},
 		{`"esc \" \\ \n \t \0 \a \b \v \f \r \e \  \'"`, true, true},
 		{`"yes"`, true, true}, {`"1"`, true, true}, {`''`, true, true}, {`""`, true, true},
@@ -94,7 +98,7 @@ func TestFastYAMLScalars(t *testing.T) {
 			}{
 				{"k: " + tc.scalar + "\n", tc.fast},
 				{"- " + tc.scalar + "\n", tc.fast},
-				{"k: [" + tc.scalar + "]\n", tc.fast && !plainHash && tc.scalar != "-" && tc.scalar != "+"},
+				{"k: [" + tc.scalar + "]\n", tc.fast && !plainHash},
 				{tc.scalar + ": v\n", tc.key},
 				{"- " + tc.scalar + ": v\n", tc.key},
 				{"m: {" + tc.scalar + ": v}\n", tc.key && !plainHash},
@@ -125,6 +129,10 @@ func TestFastYAMLStructures(t *testing.T) {
 		{"item mapping wider", "-   a: 1\n    b: 2\n- c\n", true},
 		{"comments everywhere", "# head\na: 1 # one\n# mid\nb: # none\n  c: 'x' # two\nd: [1, 2] # three\n", true},
 		{"flow", "a: {b: [1, 'two', \"three\", {c: d e}], f: {}}\ng: [ ]\n", true},
+		{"flow items", "- {a: 1, b: [x]}\n- [1, 2]\n- 'q'\n- \"d\" # c\n", true},
+		{"dash in flow", "a: [-, -x, {-: -}]\n", true},
+		{"dash alone", "a: -\n", false},
+		{"flow key", "- {a: 1}: x\n", false},
 		{"flow colon in value", "a: {image: registry.k8s.io/pause:3.10}\n", true},
 		{"spaces before colon", "a  : 1\n'b' : 2\n", true},
 		{"quoted keys", "\"a b\": 1\n'c': 2\n\"\": 3\n", true},
@@ -143,7 +151,13 @@ func TestFastYAMLStructures(t *testing.T) {
 		{"tag", "a: !!str 1\n", false},
 		{"tab", "a:\t1\n", false},
 		{"crlf", "a: 1\r\n", false},
-		{"non-ascii", "a: é\n", false},
+		{"non-ascii", "# … ✓\nclé: \"é 漢字 😀\"\nb: 'ü'\nc: [ß]\n", true},
+		{"next line", "a: \u0085\n", false},
+		{"line separator", "a: b\u2028c\n", false},
+		{"byte order mark inside", "a: \ufeff\n", false},
+		{"C1 control", "a: \u0080\n", false},
+		{"invalid UTF-8", "a: \xff\n", false},
+		{"delete", "a: \x7f\n", false},
 		{"scalar document", "just text\n", false},
 		{"flow document", "{a: 1}\n", false},
 		{"two values", "a: b: c\n", false},
@@ -205,6 +219,19 @@ func yamlSeedFiles(tb testing.TB) []string {
 		files = append(files, matches...)
 	}
 	return files
+}
+
+// yamlStyleFloat is the parser's regular expression.
+func FuzzYAMLStyleFloat(f *testing.F) {
+	re := regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+	for _, s := range []string{"1", "-1.5e+3", ".5", "1.", "+.e1", "1e", "e1", "1.2.3", "", "-", "0b1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := yamlStyleFloat([]byte(s)), re.MatchString(s); got != want {
+			t.Fatalf("%q: float shape %v, the expression says %v", s, got, want)
+		}
+	})
 }
 
 // FuzzFastYAML checks the fast path against the parser on any document: whatever it

@@ -159,8 +159,8 @@ func (c *converter) flowSequence(s []byte, i int) (int, bool) {
 }
 
 // quoted writes the single- or double-quoted scalar starting at s[i] as a JSON string and
-// returns the index after its closing quote. It must close on the line; of the double-quoted
-// escapes, those for \x, \u, \U, and the characters outside ASCII are left to the parser.
+// returns the index after its closing quote. It must close on the line; the double-quoted
+// escapes \x, \u, \U, \N, \_, \L and \P are left to the parser.
 func (c *converter) quoted(s []byte, i int) (end int, ok bool) {
 	q := s[i]
 	c.out = append(c.out, '"')
@@ -214,8 +214,8 @@ func doubleQuotedEscape(e byte) byte {
 	return 0xff
 }
 
-// appendJSONByte writes an ASCII byte inside a JSON string, escaped one way only, so that
-// equal strings are equal JSON.
+// appendJSONByte writes a byte inside a JSON string, escaped one way only, so that equal
+// strings are equal JSON. Bytes of UTF-8 sequences are written as they are.
 func appendJSONByte(b []byte, c byte) []byte {
 	switch {
 	case c == '"' || c == '\\':
@@ -276,9 +276,9 @@ func (c *converter) plainScalar(v []byte, asKey bool) bool {
 }
 
 // appendNumber reads a plain scalar starting with a sign or digit as the parser does: an
-// integer (appended to b in decimal), or a string (isNumber false). known is false for what the
-// converter leaves to the parser: what may be a timestamp (four digits and "-"), contains
-// "_", or is a float or binary integer.
+// integer (appended to b in decimal), or a string (isNumber false). known is false for what
+// the converter leaves to the parser: what may be a timestamp (four digits and "-"), contains
+// "_", or is a float.
 func appendNumber(b, v []byte) (out []byte, isNumber, known bool) {
 	if len(v) > 4 && v[4] == '-' && digits(v[:4]) {
 		return nil, false, false
@@ -292,21 +292,68 @@ func appendNumber(b, v []byte) (out []byte, isNumber, known bool) {
 	if n, err := strconv.ParseUint(string(v), 0, 64); err == nil {
 		return strconv.AppendUint(b, n, 10), true, true
 	}
-	for _, b := range v {
-		if !(b >= '0' && b <= '9' || b == '.' || b == '+' || b == '-' || b == 'e' || b == 'E') {
-			// Not the shape of a float; "0b" is a binary integer the parser reads when too
-			// large for ParseInt, left to it.
-			return nil, false, !bytes.HasPrefix(v, []byte("0b")) && !bytes.HasPrefix(v, []byte("-0b"))
+	if yamlStyleFloat(v) {
+		return nil, false, false
+	}
+	// What ParseInt did not take after "0b" the parser reads once more in base 2.
+	if bits, ok := bytes.CutPrefix(v, []byte("0b")); ok {
+		if n, err := strconv.ParseInt(string(bits), 2, 64); err == nil {
+			return strconv.AppendInt(b, n, 10), true, true
+		}
+		if n, err := strconv.ParseUint(string(bits), 2, 64); err == nil {
+			return strconv.AppendUint(b, n, 10), true, true
+		}
+	} else if bits, ok := bytes.CutPrefix(v, []byte("-0b")); ok {
+		if n, err := strconv.ParseInt("-"+string(bits), 2, 64); err == nil {
+			return strconv.AppendInt(b, n, 10), true, true
 		}
 	}
-	return nil, false, false // a float, or close enough to one
+	return b, false, true
 }
 
-func digits(v []byte) bool {
-	for _, b := range v {
-		if b < '0' || b > '9' {
+// yamlStyleFloat reports whether v has the shape the parser reads as a float:
+// ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ (go.yaml.in/yaml/v2's yamlStyleFloat).
+func yamlStyleFloat(v []byte) bool {
+	i := 0
+	if i < len(v) && (v[i] == '+' || v[i] == '-') {
+		i++
+	}
+	if i < len(v) && v[i] == '.' {
+		n := digitRun(v[i+1:])
+		if n == 0 {
 			return false
 		}
+		i += 1 + n
+	} else {
+		n := digitRun(v[i:])
+		if n == 0 {
+			return false
+		}
+		if i += n; i < len(v) && v[i] == '.' {
+			i += 1 + digitRun(v[i+1:])
+		}
 	}
-	return true
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			i++
+		}
+		n := digitRun(v[i:])
+		if n == 0 {
+			return false
+		}
+		i += n
+	}
+	return i == len(v)
 }
+
+// digitRun is the number of decimal digits v starts with.
+func digitRun(v []byte) int {
+	n := 0
+	for n < len(v) && v[n] >= '0' && v[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+func digits(v []byte) bool { return digitRun(v) == len(v) }
