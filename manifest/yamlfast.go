@@ -19,8 +19,9 @@ func fastYAMLToJSON(text []byte) (raw []byte, ok bool) {
 		return nil, false
 	}
 	// The JSON is about as long as the YAML, but a document left to the parser early (one of
-	// millions of duplicate keys) should not cost its size: start small and grow.
-	c := converter{text: text, out: make([]byte, 0, min(len(text)+len(text)/8+16, initialJSONSize))}
+	// millions of duplicate keys) should not cost its size: start small, and make room for
+	// the whole once initialJSONSize of it has converted.
+	c := converter{text: text, out: make([]byte, 0, min(jsonSizeFor(text), initialJSONSize))}
 	if !c.advance() {
 		return nil, false
 	}
@@ -35,6 +36,10 @@ func fastYAMLToJSON(text []byte) (raw []byte, ok bool) {
 
 // initialJSONSize is the most fastYAMLToJSON allocates before it has read that much.
 const initialJSONSize = 64 << 10
+
+// jsonSizeFor is room for the JSON of a YAML document: about as long, a little more for the
+// quotes around strings.
+func jsonSizeFor(text []byte) int { return len(text) + len(text)/8 + 16 }
 
 // maxFastDepth is how deep the converter nests collections before leaving the document to
 // the parser: its recursion stays shallow whatever the input.
@@ -110,6 +115,9 @@ func (c *converter) advance() bool {
 			return false
 		}
 		c.col, c.rest = indent, content
+		if c.next > initialJSONSize && cap(c.out) < jsonSizeFor(c.text) {
+			c.out = append(make([]byte, 0, jsonSizeFor(c.text)), c.out...)
+		}
 		return true
 	}
 	c.eof = true

@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -256,5 +258,75 @@ func FuzzFastYAML(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
 		checkFastYAML(t, text)
+	})
+}
+
+// kubectlPods is a List of n pods as "kubectl get pods -o yaml" writes it (block style, keys
+// sorted, timestamps quoted), shaped like Karpenter's scheduling benchmark.
+func kubectlPods(n int) []byte {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nitems:\n")
+	cpus := []string{"100m", "250m", `"1"`, "1500m"}
+	for i := range n {
+		fmt.Fprintf(&b, `- apiVersion: v1
+  kind: Pod
+  metadata:
+    creationTimestamp: "2026-01-01T00:00:00Z"
+    generation: 1
+    labels:
+      my-label: %c
+      testing/cluster: unspecified
+    name: generic-%d
+    namespace: default
+    uid: %08x-69ab-720e-6390-de6ff60ee8b7
+  spec:
+    containers:
+    - image: public.ecr.aws/eks-distro/kubernetes/pause:3.2
+      name: app
+      resources:
+        requests:
+          cpu: %s
+          memory: %dMi
+    topologySpreadConstraints:
+    - labelSelector:
+        matchLabels:
+          my-label: %c
+      maxSkew: 1
+      topologyKey: topology.kubernetes.io/zone
+      whenUnsatisfiable: DoNotSchedule
+  status: {}
+`, 'a'+i%7, i, i*2654435761, cpus[i%len(cpus)], 100*(1+i%40), 'a'+i%5)
+	}
+	b.WriteString("kind: List\nmetadata: {}\n")
+	return []byte(b.String())
+}
+
+// BenchmarkYAMLToJSON converts a kubectl List of 5,000 pods to JSON: without the parser
+// (fast) and, for comparison, with it (the way taken for what the fast path leaves). MB/s is
+// the conversion rate.
+func BenchmarkYAMLToJSON(b *testing.B) {
+	text := kubectlPods(5000)
+	if _, ok := fastYAMLToJSON(text); !ok {
+		b.Fatal("the fast path does not read the List")
+	}
+	b.Run("fast", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			fastYAMLToJSON(text)
+		}
+	})
+	b.Run("parser", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var tree any
+			if err := yamlv2.UnmarshalStrict(text, &tree); err != nil {
+				b.Fatal(err)
+			}
+			if _, ok := appendJSON(nil, tree); !ok {
+				b.Fatal("not converted")
+			}
+		}
 	})
 }

@@ -286,10 +286,12 @@ func appendNumber(b, v []byte) (out []byte, isNumber, known bool) {
 	if bytes.IndexByte(v, '_') >= 0 {
 		return nil, false, false
 	}
-	if n, err := strconv.ParseInt(string(v), 0, 64); err == nil {
+	if !intSyntax(v) {
+		// Not an integer (a quantity such as 500m or 4Gi, an id): no need to ask ParseInt,
+		// whose error costs an allocation. Octal "0777" is decimal digits, which it reads.
+	} else if n, err := strconv.ParseInt(string(v), 0, 64); err == nil {
 		return strconv.AppendInt(b, n, 10), true, true
-	}
-	if n, err := strconv.ParseUint(string(v), 0, 64); err == nil {
+	} else if n, err := strconv.ParseUint(string(v), 0, 64); err == nil {
 		return strconv.AppendUint(b, n, 10), true, true
 	}
 	if yamlStyleFloat(v) {
@@ -309,6 +311,43 @@ func appendNumber(b, v []byte) (out []byte, isNumber, known bool) {
 		}
 	}
 	return b, false, true
+}
+
+// intSyntax reports whether v is written as strconv.ParseInt reads an integer in base 0
+// (without "_"): a sign, then decimal digits, or 0x, 0o or 0b and digits of that base.
+func intSyntax(v []byte) bool {
+	if len(v) > 0 && (v[0] == '+' || v[0] == '-') {
+		v = v[1:]
+	}
+	base := 10
+	if len(v) > 2 && v[0] == '0' {
+		switch v[1] {
+		case 'x', 'X':
+			base, v = 16, v[2:]
+		case 'o', 'O':
+			base, v = 8, v[2:]
+		case 'b', 'B':
+			base, v = 2, v[2:]
+		}
+	}
+	if len(v) == 0 {
+		return false
+	}
+	for _, c := range v {
+		d := 99
+		switch {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			d = int(c-'A') + 10
+		}
+		if d >= base {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlStyleFloat reports whether v has the shape the parser reads as a float:
