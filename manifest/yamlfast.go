@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -75,6 +76,10 @@ type span struct{ start, end int }
 // characters, and the parser's other line breaks (U+0085, U+2028, U+2029) are left to it.
 func printable(text []byte) bool {
 	for i := 0; i < len(text); {
+		if i+8 <= len(text) && printableASCII8(binary.LittleEndian.Uint64(text[i:])) {
+			i += 8
+			continue
+		}
 		c := text[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\n') || c == 0x7f {
@@ -90,6 +95,15 @@ func printable(text []byte) bool {
 		i += size
 	}
 	return true
+}
+
+// printableASCII8 reports whether the eight bytes of x are all from ' ' to '~' (a byte
+// below ' ', as a line feed, makes it false: the caller looks at those one by one).
+func printableASCII8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := (x - 0x20*ones) & ^x & highs // a byte below 0x20, when none is 0x80 or more
+	del := (x ^ 0x7f*ones - ones) & ^(x ^ 0x7f*ones) & highs
+	return x&highs == 0 && below == 0 && del == 0
 }
 
 // advance moves to the next line with content; eof is set past the last. ok is false at a

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -329,4 +330,21 @@ func BenchmarkYAMLToJSON(b *testing.B) {
 			}
 		}
 	})
+}
+
+// printableASCII8 agrees with a byte at a time.
+func TestPrintableASCII8(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			word := []byte("abcdefgh")
+			word[pos] = byte(c)
+			want := true
+			for _, b := range word {
+				want = want && b >= 0x20 && b < 0x7f
+			}
+			if got := printableASCII8(binary.LittleEndian.Uint64(word)); got != want {
+				t.Fatalf("%q: %v, want %v", word, got, want)
+			}
+		}
+	}
 }

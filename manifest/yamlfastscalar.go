@@ -268,11 +268,22 @@ func (c *converter) plainScalar(v []byte, asKey bool) bool {
 		}
 	}
 	c.out = append(c.out, '"')
-	for _, b := range v {
-		c.out = appendJSONByte(c.out, b)
-	}
+	c.out = appendJSONText(c.out, v)
 	c.out = append(c.out, '"')
 	return true
+}
+
+// appendJSONText writes text inside a JSON string as appendJSONByte writes each byte, copying
+// the runs that need no escape at once.
+func appendJSONText(b, text []byte) []byte {
+	start := 0
+	for i, c := range text {
+		if c < 0x20 || c == '"' || c == '\\' {
+			b = appendJSONByte(append(b, text[start:i]...), c)
+			start = i + 1
+		}
+	}
+	return append(b, text[start:]...)
 }
 
 // appendNumber reads a plain scalar starting with a sign or digit as the parser does: an
