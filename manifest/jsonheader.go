@@ -5,8 +5,9 @@ import "bytes"
 // readHeader reads a document's header (apiVersion, kind, metadata.name and namespace) and
 // the items of its "items" array, without decoding anything else and without copying: a List
 // of thousands of pods is read once instead of once for the header, once for the items and
-// once for each item's header. raw must be valid JSON, as every document's is (the YAML
-// conversion writes it, the JSON reader checks it). ok is false for what json.Unmarshal
+// once for each item's header. raw is valid JSON, as every document's is (the YAML
+// conversion writes it, the JSON reader checks it); other input gives some answer without
+// failing. ok is false for what json.Unmarshal
 // into header and listItems is left to: values of another type (or null), escapes or
 // non-ASCII text in those keys and values, and keys that match the fields only
 // case-insensitively (which json.Unmarshal takes too).
@@ -16,7 +17,7 @@ func readHeader(raw []byte) (h header, items [][]byte, ok bool) {
 		return h, nil, false
 	}
 	i = skipJSONSpace(raw, i+1)
-	if raw[i] == '}' {
+	if i < len(raw) && raw[i] == '}' {
 		return h, nil, true
 	}
 	for {
@@ -52,7 +53,9 @@ func readHeader(raw []byte) (h header, items [][]byte, ok bool) {
 			}
 			end = skipJSONValue(raw, value)
 		}
-		i = skipJSONSpace(raw, end)
+		if i = skipJSONSpace(raw, end); i >= len(raw) {
+			return h, nil, false
+		}
 		if raw[i] == '}' {
 			return h, items, true
 		}
@@ -67,7 +70,7 @@ func readMetadata(raw []byte, i int, h *header) (end int, ok bool) {
 		return 0, false
 	}
 	i = skipJSONSpace(raw, i+1)
-	if raw[i] == '}' {
+	if i < len(raw) && raw[i] == '}' {
 		return i + 1, true
 	}
 	for {
@@ -93,7 +96,9 @@ func readMetadata(raw []byte, i int, h *header) (end int, ok bool) {
 			}
 			end = skipJSONValue(raw, value)
 		}
-		i = skipJSONSpace(raw, end)
+		if i = skipJSONSpace(raw, end); i >= len(raw) {
+			return 0, false
+		}
 		if raw[i] == '}' {
 			return i + 1, true
 		}
@@ -119,14 +124,14 @@ func jsonMember(raw []byte, i int) (key []byte, value int, found bool) {
 	if !ok {
 		return nil, 0, false
 	}
-	i = skipJSONSpace(raw, end)
-	return key, skipJSONSpace(raw, i+1), true // past ':'
+	value = skipJSONSpace(raw, skipJSONSpace(raw, end)+1) // past ':'
+	return key, value, value < len(raw)
 }
 
 // jsonPlainString returns the content of the string at raw[i] and the index after it; ok is
 // false when raw[i] is not a string, or the string has escapes or non-ASCII bytes.
 func jsonPlainString(raw []byte, i int) (s []byte, end int, ok bool) {
-	if raw[i] != '"' {
+	if i >= len(raw) || raw[i] != '"' {
 		return nil, 0, false
 	}
 	for j := i + 1; j < len(raw); j++ {
@@ -144,18 +149,18 @@ func jsonPlainString(raw []byte, i int) (s []byte, end int, ok bool) {
 // the array.
 func jsonItems(raw []byte, i int, items [][]byte) ([][]byte, int) {
 	i = skipJSONSpace(raw, i+1)
-	if raw[i] == ']' {
+	if i < len(raw) && raw[i] == ']' {
 		return items, i + 1
 	}
-	for {
+	for i < len(raw) {
 		end := skipJSONValue(raw, i)
 		items = append(items, raw[i:end])
-		i = skipJSONSpace(raw, end)
-		if raw[i] == ']' {
+		if i = skipJSONSpace(raw, end); i < len(raw) && raw[i] == ']' {
 			return items, i + 1
 		}
 		i = skipJSONSpace(raw, i+1)
 	}
+	return items, len(raw)
 }
 
 func skipJSONSpace(raw []byte, i int) int {
