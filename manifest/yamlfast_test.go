@@ -254,6 +254,7 @@ func FuzzFastYAML(f *testing.F) {
 		"a: {b: [1, 'two', \"three\", {c: d e}], f: {}}\n",
 		"- a: 0x1F\n  b: yes\n  c: \"\\e\\0\"\n-\n  - 'it''s'\n",
 		"k: [y, n, ~, -7, +8, 0o17, 500m, a:b]\n",
+		string(kubectlPods(3)),
 	} {
 		f.Add([]byte(text))
 	}
