@@ -224,6 +224,7 @@ func (s *sim) startCommand(c disruption.Command) error {
 		}
 		n.disrupting = true
 		cmd.candidates = append(cmd.candidates, cand.Node)
+		s.markLeaving(cand.Node)
 	}
 	if len(cmd.candidates) == 0 {
 		return nil
@@ -370,6 +371,9 @@ func (s *sim) deleteNode(name, reason string) error {
 	}
 	s.change.RemoveNodes = append(s.change.RemoveNodes, name)
 	n.gone, n.Deleted, n.Reason = true, s.now, reason
+	if i := slices.Index(s.leaving, name); i >= 0 {
+		s.leaving = slices.Delete(s.leaving, i, i+1)
+	}
 	s.nodeSet++
 	s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionDelete, Reason: reason, Nodes: []string{name}})
 	s.touch()
@@ -394,6 +398,7 @@ func (s *sim) nodeEvent(ev Event) error {
 		n.disrupting = true
 		s.change.Cordon = append(s.change.Cordon, ev.Key)
 	}
+	s.markLeaving(ev.Key)
 	if d := s.drains[ev.Key]; d != nil {
 		d.force, d.reason = true, "interruption"
 		return s.drainStep(ev.Key)

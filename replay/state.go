@@ -48,6 +48,9 @@ type sim struct {
 	decidePools *disruption.Pools
 	drains      map[string]*drain
 	waiting     []*command
+	// leaving are the nodes the replay is disrupting, sorted: their pods are planned with
+	// every provisioning until they are gone.
+	leaving []string
 
 	// decideMemo carries the consolidations one Decide simulated to the next.
 	decideMemo disruption.Memo
