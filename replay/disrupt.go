@@ -239,7 +239,7 @@ func (s *sim) startCommand(c disruption.Command) error {
 	}
 	s.rename(replacements)
 	if len(replacements) > 0 {
-		if err := s.cluster.Apply(scheduling.Change{}, scheduling.Plan{NodeClaims: replacements}); err != nil {
+		if err := s.commit(scheduling.Change{}, scheduling.Plan{NodeClaims: replacements}); err != nil {
 			return fmt.Errorf("replay: replacements at %s: %w", stamp(s.now), err)
 		}
 		for _, nc := range replacements {
@@ -428,7 +428,7 @@ func (s *sim) updateNodePool(ev Event) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", ev.Source, err)
 	}
-	s.cluster = c
+	s.cluster, s.nodeIndex = c, nil
 	s.poolChanged = true
 	s.touch()
 	if len(in.Pods) > 0 {

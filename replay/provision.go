@@ -70,7 +70,7 @@ func (s *sim) provision() error {
 		in := s.cluster.Input()
 		s.opts.Observe(Observation{Time: s.now, Cluster: &in, Plan: &plan})
 	}
-	if err := s.cluster.Apply(scheduling.Change{}, plan); err != nil {
+	if err := s.commit(scheduling.Change{}, plan); err != nil {
 		return fmt.Errorf("replay: provisioning at %s: %w", stamp(s.now), err)
 	}
 	var launched []string

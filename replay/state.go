@@ -55,10 +55,16 @@ type sim struct {
 	// decideMemo carries the consolidations one Decide simulated to the next.
 	decideMemo disruption.Memo
 
-	rest                       time.Time
-	timeline                   []Point
-	nodeSet                    int // counts launches and deletions
-	lastSet                    int
+	// nodeIndex finds the cluster's nodes by name; nil after every change of the cluster.
+	nodeIndex map[string]*scheduling.ExistingNode
+
+	rest     time.Time
+	timeline []Point
+	nodeSet  int // counts launches and deletions
+	lastSet  int
+	// liveNodes and liveCost are the node count and hourly cost at lastSet.
+	liveNodes                  int
+	liveCost                   float64
 	decisions                  []Decision
 	waits                      []float64
 	evicted                    int
@@ -325,10 +331,16 @@ func (s *sim) flush() error {
 		return nil
 	}
 	s.change = scheduling.Change{}
-	if err := s.cluster.Apply(c, scheduling.Plan{}); err != nil {
+	if err := s.commit(c, scheduling.Plan{}); err != nil {
 		return fmt.Errorf("replay at %s: %w", s.now.UTC().Format(time.RFC3339), err)
 	}
 	return nil
+}
+
+// commit applies a change and a plan to the cluster.
+func (s *sim) commit(c scheduling.Change, plan scheduling.Plan) error {
+	s.nodeIndex = nil
+	return s.cluster.Apply(c, plan)
 }
 
 // touch notes a change of the cluster: disruption looks again at its next tick.
@@ -337,14 +349,21 @@ func (s *sim) touch() {
 	s.requestDisruption(s.now)
 }
 
-// clusterNode returns the cluster's node by name, nil when absent.
+// clusterNode returns the cluster's node by name, nil when absent. The index is built once
+// per change of the cluster.
 func (s *sim) clusterNode(name string) *scheduling.ExistingNode {
-	for _, en := range s.cluster.Input().ExistingNodes {
-		if en != nil && en.Node != nil && en.Node.Name == name {
-			return en
+	if s.nodeIndex == nil {
+		nodes := s.cluster.Input().ExistingNodes
+		s.nodeIndex = make(map[string]*scheduling.ExistingNode, len(nodes))
+		for _, en := range nodes {
+			if en != nil && en.Node != nil {
+				if _, dup := s.nodeIndex[en.Node.Name]; !dup {
+					s.nodeIndex[en.Node.Name] = en
+				}
+			}
 		}
 	}
-	return nil
+	return s.nodeIndex[name]
 }
 
 // record adds a timeline point when the node set or the pending count changed, and says
@@ -359,15 +378,19 @@ func (s *sim) record() bool {
 			s.timeline = s.timeline[:n-1]
 		}
 	}
-	s.lastSet = s.nodeSet
-	p := Point{Time: s.now, Pods: s.pending + s.running, Pending: s.pending}
-	for _, n := range s.lives {
-		if !n.gone {
-			p.Nodes++
-			p.HourlyCost += n.Price
+	if s.lastSet != s.nodeSet || len(s.timeline) == 0 {
+		// Only a change of the node set changes the count and the cost.
+		s.liveNodes, s.liveCost = 0, 0
+		for _, n := range s.lives {
+			if !n.gone {
+				s.liveNodes++
+				s.liveCost += n.Price
+			}
 		}
+		s.liveCost = roundCents(s.liveCost)
 	}
-	p.HourlyCost = roundCents(p.HourlyCost)
+	s.lastSet = s.nodeSet
+	p := Point{Time: s.now, Pods: s.pending + s.running, Pending: s.pending, Nodes: s.liveNodes, HourlyCost: s.liveCost}
 	s.timeline = append(s.timeline, p)
 	return true
 }
