@@ -92,6 +92,9 @@ func (s *sim) provision() error {
 		if pl.NodeClaim >= 0 {
 			node = plan.NodeClaims[pl.NodeClaim].Name
 		}
+		if r.phase == podPending && r.node == "" {
+			s.unplaced--
+		}
 		r.node, r.reason = node, ""
 		if n := s.nodes[node]; n != nil && n.ready {
 			s.startRunning(r, node)

@@ -175,13 +175,10 @@ func (s *sim) run() error {
 		if err := s.handle(st); err != nil {
 			return err
 		}
-		if err := s.flush(); err != nil {
-			return err
-		}
 		if s.retry {
 			// Room was freed: pods left pending for want of it are planned again.
 			s.retry = false
-			if !s.batchOpen && len(s.cluster.Input().Pods) > 0 {
+			if !s.batchOpen && s.unplaced > 0 {
 				s.openBatch()
 			}
 		}

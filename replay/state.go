@@ -71,6 +71,9 @@ type sim struct {
 	warnings                   []string
 	created, finished, deleted int
 	pending, running           int
+	// unplaced counts the pending pods provisioning has not put on a node: the cluster's
+	// pending pods once the gathered change is applied.
+	unplaced int
 }
 
 // nodeRec is a node's life and the facts disruption needs about it.
@@ -233,6 +236,9 @@ func (s *sim) addPod(p *corev1.Pod, owner *workload, node string, phase podPhase
 		markRunning(p, node)
 	} else {
 		s.pending++
+		if node == "" {
+			s.unplaced++
+		}
 	}
 	return r
 }
@@ -258,6 +264,9 @@ func (s *sim) removePod(r *podRec, phase podPhase) {
 		s.running--
 	} else {
 		s.pending--
+		if r.node == "" {
+			s.unplaced--
+		}
 	}
 	if i := slices.Index(s.change.AddPods, r.pod); i >= 0 {
 		s.change.AddPods = slices.Delete(s.change.AddPods, i, i+1) // never reached the cluster
@@ -308,6 +317,9 @@ func (s *sim) backToPending(r *podRec) {
 	if n := s.nodes[r.node]; n != nil {
 		n.lastPodEvent = s.now
 	}
+	if r.node != "" {
+		s.unplaced++
+	}
 	r.phase, r.node, r.since = podPending, "", s.now
 	r.pod.Spec.NodeName = ""
 	r.pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
@@ -324,7 +336,9 @@ func markRunning(p *corev1.Pod, node string) {
 	}
 }
 
-// flush commits the changes gathered while handling a step to the cluster.
+// flush commits the changes gathered since the last flush to the cluster. Steps gather
+// their changes and only what reads the cluster flushes (provisioning, disruption, a drain,
+// a node deleted, a NodePool updated), so a run of events costs one Apply.
 func (s *sim) flush() error {
 	c := s.change
 	if len(c.AddPods) == 0 && len(c.RemovePods) == 0 && len(c.Evict) == 0 && len(c.RemoveNodes) == 0 && len(c.Cordon) == 0 && len(c.Initialize) == 0 {
