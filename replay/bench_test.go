@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -94,16 +95,27 @@ func benchCluster(tb testing.TB) disruption.Input {
 }
 
 // BenchmarkReplayDay replays a generated day: 50 deployments on a diurnal curve and 200
-// jobs, about 4,000 events and 5,000 pods at the peak (Day) or ten times the pods (Day10x).
+// jobs, about 3,500 events and 5,000 pods at the peak (Day) or ten times the pods (Day10x).
 // Besides time and memory it reports events and simulated hours per second, the replay's
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
+//
+// The day still takes tens of minutes (disruption.Decide on a cluster of several hundred
+// nodes, a few thousand times), more than go test's default timeout, so it runs only when
+// asked: NODEPLAN_REPLAY_DAY=1 for Day, NODEPLAN_REPLAY_DAY=10x for both, with -timeout to
+// match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
+// BenchmarkReplayMorning is the slice that always runs.
 func BenchmarkReplayDay(b *testing.B) {
+	asked := os.Getenv("NODEPLAN_REPLAY_DAY")
 	for _, bc := range []struct {
 		name  string
 		scale int
-	}{{"Day", 1}, {"Day10x", 10}} {
+		runIf []string
+	}{{"Day", 1, []string{"1", "10x"}}, {"Day10x", 10, []string{"10x"}}} {
 		b.Run(bc.name, func(b *testing.B) {
+			if !slices.Contains(bc.runIf, asked) {
+				b.Skipf("set NODEPLAN_REPLAY_DAY=%s to replay it (tens of minutes)", bc.runIf[0])
+			}
 			tr := newDayTrace(b, bc.scale)
 			start := benchCluster(b)
 			var res replay.Result
