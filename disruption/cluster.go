@@ -108,7 +108,8 @@ func view(n *nodeState) *scheduling.ExistingNode {
 
 // newSimulator prepares the cluster: every node but those already being disrupted, whose
 // pods are pending like the input's pending pods (Karpenter simulates them the same way).
-func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.Pod) (*simulator, error) {
+// The conversions of the nodes' views prev holds (a Memo's last cluster) are reused.
+func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.Pod, prev *scheduling.Cluster) (*simulator, error) {
 	pods := append([]*corev1.Pod(nil), pending...)
 	for _, n := range nodes {
 		if n.in.Disrupting {
@@ -126,7 +127,7 @@ func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.P
 	}
 	sortPods(pods)
 	base.Pods = pods
-	cluster, err := scheduling.Prepare(base)
+	cluster, err := scheduling.PrepareReusing(base, prev)
 	if err != nil {
 		return nil, err
 	}

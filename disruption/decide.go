@@ -28,9 +28,11 @@ type decider struct {
 	winner   string
 	// staying keeps the pods that stay valid (see staying.go).
 	staying *stayingRules
-	// memoize is set when the input's Memo matched this decision's state: it then keeps
-	// what the decision simulates on its input.
+	// memoize is set when the input has a Memo and this decision's simulation state can be
+	// matched (see Memo); the decision then reuses what the Memo holds for that state, and
+	// keeps what it finds.
 	memoize bool
+	state   simulationState
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
@@ -104,7 +106,7 @@ func Decide(in Input) (Decisions, error) {
 		}
 	}
 	if d.memoize {
-		in.Memo.keep(d.sim.consolidated.foundOnInput())
+		in.Memo.keep(d)
 	}
 	return d.decisions(), nil
 }
@@ -161,11 +163,21 @@ func newDecider(in Input) (*decider, error) {
 		if err != nil {
 			return nil, err
 		}
-		ns.view = view(ns)
 		d.nodes = append(d.nodes, ns)
 		d.byName[ns.name] = ns
 	}
 	sort.Slice(d.nodes, func(i, j int) bool { return d.nodes[i].name < d.nodes[j].name })
+	var prev *scheduling.Cluster
+	if in.Memo != nil {
+		d.state, d.memoize = d.stateOf(in, prepared)
+	}
+	if d.memoize {
+		prev = in.Memo.views(d)
+	} else {
+		for _, n := range d.nodes {
+			n.view = view(n)
+		}
+	}
 
 	for _, np := range pools {
 		count, busy := 0, 0
@@ -196,14 +208,12 @@ func newDecider(in Input) (*decider, error) {
 	}
 	// Preparing validates the NodePools (requirements, labels) and the nodes: what it refuses
 	// is unusable input.
-	if d.sim, err = newSimulator(base, d.nodes, pending); err != nil {
+	if d.sim, err = newSimulator(base, d.nodes, pending, prev); err != nil {
 		return nil, err
 	}
 	d.staying = newStayingRules(d.nodes, in.Namespaces)
-	if in.Memo != nil {
-		var found map[string]consolidation
-		found, d.memoize = in.Memo.begin(d.stateOf(in, prepared))
-		for key, c := range found {
+	if d.memoize {
+		for key, c := range in.Memo.begin(d.state) {
 			d.sim.consolidated.put(key, d.rebind(c))
 		}
 	}

@@ -15,7 +15,8 @@ import (
 // again on a slowly changing cluster (a replay decides every 10 s). Give the same Memo as
 // Input.Memo to every Decide: when the cluster a decision simulates on is the one the last
 // decision simulated on, the consolidations that decision simulated before its first command
-// are not simulated again. Decisions are the same with or without a Memo.
+// are not simulated again; and the nodes that did not change are not converted for the
+// scheduler again. Decisions are the same with or without a Memo.
 //
 // What a consolidation depends on is the whole simulation input: the scheduler places the
 // evicted pods on any node, and whether a pod fits, where it lands and what a replacement
@@ -23,10 +24,12 @@ import (
 // frees room may take the pods that found none, a node that fills up may turn a move into a
 // replacement). So the Memo keeps a result only while all of that is unchanged: the prepared
 // NodePools (Input.Pools, which a Memo needs), the DaemonSets, namespaces and volume objects,
-// every node with its NodeClaim facts and pods, and the pending pods. Objects are matched by
-// identity, as Pools are: an object given to Decide is never modified afterwards, a changed
-// one is a new object. The one exception is what a caller moving pods changes in place (a
-// pod's spec.nodeName, status phase and deletion timestamp), which the Memo compares too.
+// every node with its NodeClaim facts and pods, and the pending pods. A node's conversion
+// depends on that node alone (and the prepared NodePools' resources), so it is kept while
+// the node with its facts and pods is unchanged. Objects are matched by identity, as Pools
+// are: an object or slice given to Decide is never modified afterwards, a changed one is a
+// new value. The one exception is what a caller moving pods changes in place (a pod's
+// spec.nodeName, status phase and deletion timestamp), which the Memo compares too.
 // What a decision reads besides the simulations (the time, budgets, PodDisruptionBudgets,
 // consolidateAfter) is read again every time.
 //
@@ -38,6 +41,17 @@ type Memo struct {
 	// consolidated are the consolidations of the last decision with that state, found before
 	// its first command; their candidates are that decision's nodeStates, rebound by name.
 	consolidated map[string]consolidation
+	// shown are the nodes as the last decision showed them to the scheduler, by name, with
+	// the facts the views were made from; cluster is that decision's, which holds the views'
+	// conversions. A node whose facts are unchanged is shown as the same value again, so
+	// preparing the next cluster skips converting it.
+	shown   map[string]shownNode
+	cluster *scheduling.Cluster
+}
+
+type shownNode struct {
+	facts *nodeFacts
+	view  *scheduling.ExistingNode
 }
 
 // simulationState is everything a consolidation's outcome depends on, held as the input gives
@@ -113,32 +127,50 @@ func (s *simulationState) equal(o *simulationState) bool {
 		slices.Equal(s.daemonSets, o.daemonSets) && slices.Equal(s.namespaces, o.namespaces) &&
 		slices.Equal(s.claims, o.claims) && slices.Equal(s.volumes, o.volumes) &&
 		slices.Equal(s.storageClasses, o.storageClasses) && slices.Equal(s.pending, o.pending) &&
-		slices.EqualFunc(s.nodes, o.nodes, func(a, b nodeFacts) bool {
-			return a.node == b.node && a.pool == b.pool && a.instanceType == b.instanceType && a.zone == b.zone &&
-				a.capacityType == b.capacityType && a.price == b.price && a.initialized == b.initialized &&
-				a.disrupting == b.disrupting && maps.Equal(a.volumeAttachLimits, b.volumeAttachLimits) &&
-				slices.Equal(a.pods, b.pods)
-		})
+		slices.EqualFunc(s.nodes, o.nodes, func(a, b nodeFacts) bool { return a.equal(&b) })
 }
 
-// begin matches the memo to a decision's state: the results it holds are kept when the state
-// is the one they were found on, and dropped otherwise. It returns the results the decision
-// may reuse, and whether the decision is to keep its own (not when its state cannot be
-// matched: the memo is then left as it is).
-func (m *Memo) begin(state simulationState, ok bool) (map[string]consolidation, bool) {
-	if !ok {
-		return nil, false
+func (a *nodeFacts) equal(b *nodeFacts) bool {
+	return a.node == b.node && a.pool == b.pool && a.instanceType == b.instanceType && a.zone == b.zone &&
+		a.capacityType == b.capacityType && a.price == b.price && a.initialized == b.initialized &&
+		a.disrupting == b.disrupting && maps.Equal(a.volumeAttachLimits, b.volumeAttachLimits) &&
+		slices.Equal(a.pods, b.pods)
+}
+
+// views gives each node of the decision its view: the one the last decision showed when the
+// node's facts are unchanged (a view is made from them alone), else a new one. It returns the
+// last decision's cluster, whose conversions of those views the next one reuses.
+func (m *Memo) views(d *decider) *scheduling.Cluster {
+	for i, n := range d.nodes {
+		if was, ok := m.shown[n.name]; ok && was.facts.equal(&d.state.nodes[i]) {
+			n.view = was.view
+		} else {
+			n.view = view(n)
+		}
 	}
+	return m.cluster
+}
+
+// begin matches the memo to a decision's state: the consolidations it holds are kept when
+// the state is the one they were found on, and dropped otherwise. It returns those the
+// decision may reuse.
+func (m *Memo) begin(state simulationState) map[string]consolidation {
 	if !m.valid || !m.state.equal(&state) {
 		m.valid, m.state, m.consolidated = true, state, nil
 	}
-	return m.consolidated, true
+	return m.consolidated
 }
 
-// keep stores the consolidations a decision begun on the memo's state found on it, before
-// its first command, for the next decision.
-func (m *Memo) keep(found map[string]consolidation) {
-	m.consolidated = found
+// keep stores, for the next decision, what a decision begun on the memo's state found on it:
+// the consolidations it simulated before its first command, the views it showed and its
+// cluster.
+func (m *Memo) keep(d *decider) {
+	m.consolidated = d.sim.consolidated.foundOnInput()
+	m.shown = make(map[string]shownNode, len(d.nodes))
+	for i, n := range d.nodes {
+		m.shown[n.name] = shownNode{facts: &d.state.nodes[i], view: n.view}
+	}
+	m.cluster = d.sim.cluster
 }
 
 // rebind makes a remembered consolidation the current decision's: its candidates are the

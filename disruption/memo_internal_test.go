@@ -47,7 +47,7 @@ func TestMemoReusesSimulations(t *testing.T) {
 	}
 	first := decide()
 	require.Empty(t, first.Commands, "neither node's pods fit on the other")
-	found := memo.consolidated
+	found, shown := memo.consolidated, memo.shown
 	require.NotEmpty(t, found, "the simulated consolidations are kept")
 
 	in.Now = now.Add(time.Minute)
@@ -55,6 +55,9 @@ func TestMemoReusesSimulations(t *testing.T) {
 	require.Equal(t, keysOf(found), keysOf(memo.consolidated))
 	for key, c := range memo.consolidated {
 		require.Same(t, &found[key].o.plan.Placements[0], &c.o.plan.Placements[0], "%s is reused, not simulated again", key)
+	}
+	for name, n := range memo.shown {
+		require.Same(t, shown[name].view, n.view, "node %s is shown as before", name)
 	}
 
 	job.Status.Phase = corev1.PodSucceeded // in place, as a replay finishes a pod
@@ -68,6 +71,8 @@ func TestMemoReusesSimulations(t *testing.T) {
 		}
 	}
 	require.NotZero(t, again)
+	require.Same(t, shown["node-a"].view, memo.shown["node-a"].view, "node-a is unchanged")
+	require.NotSame(t, shown["node-b"].view, memo.shown["node-b"].view, "node-b's job finished")
 }
 
 func keysOf(m map[string]consolidation) []string { return sortedMapKeys(m) }
