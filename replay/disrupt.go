@@ -26,8 +26,11 @@ type drain struct {
 	// force skips PDBs (a spot interruption: the instance goes regardless).
 	force bool
 	// goneAt is when the node is deleted once empty: the last eviction plus the longest
-	// grace period of its evicted pods.
+	// grace period of its evicted pods, at most deadline.
 	goneAt time.Time
+	// deadline is the drain's start plus its NodePool's terminationGracePeriod, zero when
+	// the NodePool sets none: by then every pod is gone and so is the node.
+	deadline time.Time
 }
 
 // requestDisruption queues a disruption tick at the first tick of the cadence at or after t.
@@ -285,12 +288,25 @@ func (s *sim) startDrain(name, reason string, force bool) error {
 	if _, ok := s.drains[name]; ok {
 		return nil
 	}
-	s.drains[name] = &drain{node: name, reason: reason, force: force, goneAt: s.now}
+	d := &drain{node: name, reason: reason, force: force, goneAt: s.now}
+	if n := s.nodes[name]; n != nil && !force {
+		if np := s.pool(n.NodePool); np != nil && np.TerminationGracePeriod != nil {
+			d.deadline = s.now.Add(*np.TerminationGracePeriod)
+		}
+	}
+	s.drains[name] = d
 	return s.drainStep(name)
 }
 
 // drainStep evicts what it may from a draining node, and deletes the node once it is empty
-// and its pods' grace periods are over; else it looks again after DisruptionInterval.
+// and its pods' grace periods are over; else it looks again after DisruptionInterval, or
+// sooner when the NodePool's terminationGracePeriod makes a pod's deletion due.
+//
+// As Karpenter's terminator does, an eviction skips do-not-disrupt pods and asks the
+// PodDisruptionBudgets (a spot interruption asks nothing). With a terminationGracePeriod,
+// a pod still there at deadline minus its own grace period is deleted whatever blocks it,
+// with its grace period clipped to what is left until the deadline; the node goes at the
+// deadline at the latest.
 func (s *sim) drainStep(name string) error {
 	d := s.drains[name]
 	if d == nil {
@@ -313,22 +329,42 @@ func (s *sim) drainStep(name string) error {
 	sort.Slice(movable, func(i, j int) bool { return movable[i].key < movable[j].key })
 	allowed := movable
 	if !d.force {
-		allowed = s.evictable(movable)
+		allowed = s.evictable(slices.DeleteFunc(slices.Clone(movable), func(r *podRec) bool {
+			return r.pod.Annotations[disruption.AnnotationDoNotDisrupt] == "true"
+		}))
 	}
+	remaining := len(movable) - len(allowed)
 	for _, r := range allowed {
-		s.change.Evict = append(s.change.Evict, r.key)
-		grace := defaultGracePeriod
-		if g := r.pod.Spec.TerminationGracePeriodSeconds; g != nil {
-			grace = time.Duration(*g) * time.Second
-		}
-		if t := s.now.Add(grace); t.After(d.goneAt) {
-			d.goneAt = t
-		}
-		s.backToPending(r)
-		s.evicted++
+		s.removeDrained(d, r, podGrace(r))
 	}
-	if len(allowed) < len(movable) {
-		s.schedule(step{at: s.now.Add(s.opts.DisruptionInterval), kind: stepDrain, name: name})
+	// nextDeletion is when the terminationGracePeriod next makes a blocked pod's deletion due.
+	var nextDeletion time.Time
+	if !d.deadline.IsZero() && remaining > 0 {
+		evicted := make(map[*podRec]bool, len(allowed))
+		for _, r := range allowed {
+			evicted[r] = true
+		}
+		for _, r := range movable {
+			if evicted[r] {
+				continue
+			}
+			grace := podGrace(r)
+			if due := d.deadline.Add(-grace); due.After(s.now) {
+				if nextDeletion.IsZero() || due.Before(nextDeletion) {
+					nextDeletion = due
+				}
+				continue
+			}
+			s.removeDrained(d, r, min(grace, d.deadline.Sub(s.now)))
+			remaining--
+		}
+	}
+	if remaining > 0 {
+		next := s.now.Add(s.opts.DisruptionInterval)
+		if !nextDeletion.IsZero() && nextDeletion.Before(next) {
+			next = nextDeletion
+		}
+		s.schedule(step{at: next, kind: stepDrain, name: name})
 		return nil
 	}
 	if d.force && d.goneAt.Before(s.now.Add(spotNotice)) {
@@ -340,6 +376,29 @@ func (s *sim) drainStep(name string) error {
 	}
 	s.schedule(step{at: at, kind: stepNodeGone, name: name})
 	return nil
+}
+
+// removeDrained takes a pod off a draining node (evicted, or deleted by the
+// terminationGracePeriod): it is pending again at once, and the node stays until the pod's
+// grace period is over, at most until the drain's deadline.
+func (s *sim) removeDrained(d *drain, r *podRec, grace time.Duration) {
+	s.change.Evict = append(s.change.Evict, r.key)
+	if t := s.now.Add(grace); t.After(d.goneAt) {
+		d.goneAt = t
+	}
+	if !d.deadline.IsZero() && d.goneAt.After(d.deadline) {
+		d.goneAt = d.deadline
+	}
+	s.backToPending(r)
+	s.evicted++
+}
+
+// podGrace is a pod's terminationGracePeriodSeconds (30 s when it gives none).
+func podGrace(r *podRec) time.Duration {
+	if g := r.pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		return time.Duration(*g) * time.Second
+	}
+	return defaultGracePeriod
 }
 
 // nodeGone deletes a drained node.

@@ -86,10 +86,12 @@ func (o Options) withDefaults() Options {
 //   - Disruption calls disruption.Decide on its cadence, only when the cluster changed or a
 //     node reached its consolidateAfter or expiry since the last call, and runs every
 //     command: candidates are cordoned; replacements launch and are ready before the
-//     candidates drain. A drain evicts what PodDisruptionBudgets allow, every
-//     DisruptionInterval until the node is empty; the node is deleted once its evicted pods
-//     have had their terminationGracePeriodSeconds (30 s by default). Evicted pods are
-//     pending again and provisioned like new ones.
+//     candidates drain. A drain evicts what PodDisruptionBudgets allow, do-not-disrupt pods
+//     aside, every DisruptionInterval until the node is empty; the node is deleted once its
+//     evicted pods have had their terminationGracePeriodSeconds (30 s by default). With the
+//     NodePool's terminationGracePeriod, pods still there are deleted early enough for their
+//     grace periods to end by the drain's start plus that period, and the node goes then at
+//     the latest. Evicted pods are pending again and provisioned like new ones.
 //   - A spot interruption drains the node at once, without PDBs, and the instance is gone
 //     two minutes later; a node failure removes the node and its pods are pending at once.
 //   - Workloads: a Deployment keeps its replicas (a lost pod is replaced under a new name);
