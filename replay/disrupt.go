@@ -47,7 +47,8 @@ func (s *sim) requestDisruption(t time.Time) {
 
 // disrupt runs disruption.Decide on the cluster as it is and starts its commands. Nothing
 // is decided when nothing changed and no node reached a time that matters since the last
-// look; then the next such time is queued.
+// look; then the next such time is queued (a node's consolidateAfter or expiry, or a
+// budget window opening or closing when Decide left a node it could act on).
 func (s *sim) disrupt() error {
 	if !s.disruptAt.Equal(s.now) {
 		return nil // superseded by an earlier tick
@@ -96,12 +97,30 @@ func (s *sim) disrupt() error {
 	}
 	s.poolChanged = s.poolChanged && drifting
 	if len(decisions.Commands) == 0 {
-		if next, ok := s.nextDeadline(); ok {
+		// Some node could go but none did: besides the nodes' own times, a budget window
+		// opening or closing can change Decide's answer with nothing else changing.
+		next, ok := s.nextDeadline()
+		if b, bok := s.nextBudgetChange(); bok && (!ok || b.Before(next)) {
+			next, ok = b, true
+		}
+		if ok {
 			s.disruptDirty = true
 			s.requestDisruption(next)
 		}
 	}
 	return nil
+}
+
+// nextBudgetChange is the next time after now a NodePool's scheduled disruption budget
+// opens or closes.
+func (s *sim) nextBudgetChange() (time.Time, bool) {
+	var next time.Time
+	for _, np := range s.pools {
+		if t, ok := disruption.NextBudgetChange(np, s.now); ok && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	return next, !next.IsZero()
 }
 
 // anyEligible reports whether Decide could act on some node now: a ready NodePool node not
