@@ -14,7 +14,9 @@ import (
 // counting as one, and the earliest over a NodePool's budgets.
 func TestNextBudgetChange(t *testing.T) {
 	monday := time.Date(2026, 1, 12, 0, 0, 0, 0, time.UTC) // a Monday
-	hm := func(day, h, m int) time.Time { return monday.AddDate(0, 0, day).Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute) }
+	hm := func(day, h, m int) time.Time {
+		return monday.AddDate(0, 0, day).Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute)
+	}
 	for _, tc := range []struct {
 		name string
 		pool *tb.NodePoolBuilder
