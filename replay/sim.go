@@ -80,7 +80,10 @@ func (o Options) withDefaults() Options {
 // and the same input gives the same Result. The loops, Karpenter's unless said otherwise:
 //   - Provisioning batches pending pods (BatchIdle, BatchMax) and plans them on one
 //     scheduling.Cluster, prepared once and changed by Apply only (a NodePool update
-//     prepares it again), so nodes still launching are capacity. A launched node is ready
+//     prepares it again), so nodes still launching are capacity. The pods still running on
+//     nodes being disrupted are planned with them (Karpenter's provisioner plans the pods of
+//     nodes marked for deletion): nodes are launched for those that would find no room, and
+//     they move when their node drains. A launched node is ready
 //     NodeStartup later; its pods run from then. A node costs its price from launch to
 //     deletion.
 //   - Disruption calls disruption.Decide on its cadence, only when the cluster changed or a
