@@ -86,8 +86,9 @@ func (o Options) withDefaults() Options {
 //     they move when their node drains. A launched node is ready
 //     NodeStartup later; its pods run from then. A node costs its price from launch to
 //     deletion.
-//   - Disruption calls disruption.Decide on its cadence, only when the cluster changed or a
-//     node reached its consolidateAfter or expiry since the last call, and runs every
+//   - Disruption calls disruption.Decide on its cadence, only when the cluster changed, a
+//     node reached its consolidateAfter or expiry, or (when Decide left a node it could act
+//     on) a scheduled budget's window opened or closed since the last call, and runs every
 //     command: candidates are cordoned; replacements launch and are ready before the
 //     candidates drain. A drain evicts what PodDisruptionBudgets allow, do-not-disrupt pods
 //     aside, every DisruptionInterval until the node is empty; the node is deleted once its
