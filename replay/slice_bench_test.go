@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodeplan/nodeplan/internal/replaytrace"
 	"github.com/nodeplan/nodeplan/replay"
 )
 
@@ -11,14 +12,8 @@ import (
 // replay bounded there too: a slice that shows the loop's costs in seconds rather than
 // minutes.
 func BenchmarkReplayMorning(b *testing.B) {
-	tr := newDayTrace(b, 1)
 	end := t0.Add(3 * time.Hour)
-	var events []replay.Event
-	for _, ev := range tr.events {
-		if ev.Time.Before(end) {
-			events = append(events, ev)
-		}
-	}
+	events := replaytrace.NewDay(t0, 1).Until(end)
 	start := benchCluster(b)
 	b.ReportAllocs()
 	for b.Loop() {
