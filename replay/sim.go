@@ -48,6 +48,10 @@ type Options struct {
 	// decided and the cluster it was solved or decided on (for checkers; read it, never
 	// modify it).
 	Observe func(Observation)
+
+	// checkSteps (tests) applies every step's changes at once and checks that the count of
+	// unplaced pods is the cluster's.
+	checkSteps bool
 }
 
 // Observation is one provisioning or disruption step of a replay; one of its parts is set.
@@ -181,6 +185,11 @@ func (s *sim) run() error {
 		if err := s.handle(st); err != nil {
 			return err
 		}
+		if s.opts.checkSteps {
+			if err := s.checkUnplaced(); err != nil {
+				return err
+			}
+		}
 		if s.retry {
 			// Room was freed: pods left pending for want of it are planned again.
 			s.retry = false
@@ -249,4 +258,16 @@ type podRec struct {
 	ordinal int // a StatefulSet pod's ordinal
 	gen     int // counts starts, so a finish planned before an eviction is ignored
 	reason  string
+}
+
+// checkUnplaced applies the gathered changes and compares the unplaced count, which decides
+// without them whether freed room reopens a batch, with the cluster's pending pods.
+func (s *sim) checkUnplaced() error {
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if got := len(s.cluster.Input().Pods); got != s.unplaced {
+		return fmt.Errorf("replay at %s: %d pods counted unplaced, the cluster has %d pending", stamp(s.now), s.unplaced, got)
+	}
+	return nil
 }

@@ -15,10 +15,17 @@ func BenchmarkReplayMorning(b *testing.B) {
 	end := t0.Add(3 * time.Hour)
 	events := replaytrace.NewDay(t0, 1).Until(end)
 	start := benchCluster(b)
+	var res replay.Result
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := replay.Run(start, events, replay.Options{Until: end}); err != nil {
+		var err error
+		if res, err = replay.Run(start, events, replay.Options{Until: end}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	elapsed := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(len(events))/elapsed, "events/s")
+	b.ReportMetric(res.End.Sub(res.Start).Hours()/elapsed, "simhours/s")
+	b.ReportMetric(res.Summary.TotalCost, "$total")
+	b.ReportMetric(float64(res.Summary.PodsEvicted), "evicted")
 }
