@@ -374,7 +374,7 @@ func (s *sim) drainStep(name string) error {
 				}
 				continue
 			}
-			s.removeDrained(d, r, min(grace, d.deadline.Sub(s.now)))
+			s.removeDrained(d, r, max(0, min(grace, d.deadline.Sub(s.now))))
 			remaining--
 		}
 	}
