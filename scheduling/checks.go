@@ -86,13 +86,6 @@ func (t target) name() string {
 	return t.node.name
 }
 
-func (t target) view() nodeView {
-	if t.existing != nil {
-		return nodeView{name: t.existing.name, existing: t.existing}
-	}
-	return nodeView{name: t.node.name, pool: t.node.pool, options: t.node.options, fresh: t.fresh}
-}
-
 // try runs every check for pod p on t. On success it returns the node state p would produce
 // there (for a cluster node, its requirements unchanged).
 func (s *solver) try(t target, p *podInfo, explain bool) (candidate, rejection) {
@@ -106,14 +99,14 @@ func (s *solver) try(t target, p *podInfo, explain bool) (candidate, rejection) 
 		}
 	}
 	if t.existing != nil {
-		reqs, r := s.topologyRequirements(p, t.existing.reqs, t.view(), explain)
+		reqs, r := s.topologyRequirements(p, t.existing.reqs, t, explain)
 		return candidate{reqs: reqs}, r
 	}
 	alts, origins := s.alts, s.altOrigin // left by checkNodeAffinity
 	var best candidate
 	var last rejection
 	for i, reqs := range alts {
-		reqs, r := s.topologyRequirements(p, reqs, t.view(), explain)
+		reqs, r := s.topologyRequirements(p, reqs, t, explain)
 		if r.failed() {
 			last = worse(last, r)
 			continue

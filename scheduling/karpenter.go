@@ -60,7 +60,7 @@ func (k *karpenterState) useAlternative(p *podInfo, i int) {
 // preferred node affinity, which relaxKarpenter takes in between) ScheduleAnyway spread
 // constraints, in the order Karpenter removes them (the first, which the last replaces).
 func karpenterSoftOrder(p *podInfo) {
-	soft := p.softTerms()
+	soft := p.topo.Soft()
 	if len(soft) < 2 {
 		return
 	}
@@ -119,13 +119,13 @@ func sortPodsKarpenter(pods []*podInfo) {
 
 // scheduleKarpenter runs Karpenter's queue over pods and returns those it could not place,
 // fully relaxed (so that their explanation names what was given up). When the queue stalls,
-// the solver's topology loosening (see topologyState.loosen) gets its turn, as under the
+// the solver's topology loosening (see topology.State.Loosen) gets its turn, as under the
 // cheapest strategy, and the queue runs again.
 func (s *solver) scheduleKarpenter(pods []*podInfo) []*podInfo {
 	queue := pods
 	for {
 		failed := s.karpenterQueue(queue)
-		if len(failed) == 0 || !s.topology.loosen(failed) {
+		if len(failed) == 0 || !s.loosen(failed) {
 			for _, p := range failed {
 				for s.relaxKarpenter(p) {
 				}
@@ -181,10 +181,10 @@ func (s *solver) relaxKarpenter(p *podInfo) bool {
 		k.useAlternative(p, i+1)
 		return true
 	}
-	soft := p.softTerms()
-	if p.softRelaxed < len(soft) && soft[p.softRelaxed].Group.Kind != topology.Spread {
-		p.relaxations = append(p.relaxations, "preferred "+soft[p.softRelaxed].Group.Describe())
-		p.softRelaxed++
+	soft := p.topo.Soft()
+	if p.topo.Relaxed < len(soft) && soft[p.topo.Relaxed].Group.Kind != topology.Spread {
+		p.relaxations = append(p.relaxations, "preferred "+soft[p.topo.Relaxed].Group.Describe())
+		p.topo.Relaxed++
 		return true
 	}
 	if p.prefIndex < len(p.preferences) {
@@ -200,7 +200,7 @@ func (s *solver) relaxKarpenter(p *podInfo) bool {
 func (s *solver) unrelaxKarpenter(p *podInfo) {
 	s.karpenter.useAlternative(p, 0)
 	p.prefIndex = 0
-	p.softRelaxed = 0
+	p.topo.Relaxed = 0
 	p.relaxations = nil
 	p.tolerateSoft = s.opts.PreferencePolicy == PreferencesIgnore
 	p.effectiveCache = nil
@@ -231,10 +231,7 @@ func (s *solver) eachInflight(p *podInfo, skip *skipset.Set, try func(i int) boo
 func (s *solver) startKarpenter(pods []*podInfo) {
 	s.karpenter = newKarpenterState(pods)
 	sortPodsKarpenter(pods)
-	if s.topology != nil {
-		// Karpenter starts a self-affine group's first domain at once.
-		s.topology.rules.AllowSeeds()
-	}
+	s.topology.AsKarpenter()
 }
 
 // run places pods by the strategy's rules and returns those left unplaced.

@@ -242,7 +242,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
 	s.updateFree(n)
-	s.recordTopology(p, n.name, n.reqs, nil, n.index)
+	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Pool: n.pool.index}, n.reqs, n.index)
 	s.notePorts(p, n.index)
 	s.recordVolumes(p, n.name)
 }
@@ -270,7 +270,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
 	s.recordDaemons(n, daemons)
-	s.recordTopology(p, n.name, n.reqs, nil, n.index)
+	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Pool: n.pool.index}, n.reqs, n.index)
 	s.notePorts(p, n.index)
 	s.recordVolumes(p, n.name)
 	return n, ok

@@ -52,7 +52,7 @@ func (s *solver) placeSnug(p *podInfo, skip *skipset.Set) bool {
 	placed := false
 	try := func(i int) bool {
 		n := s.nodes[i]
-		if p.trace == nil && s.plannedNodeRefuses(p, n) {
+		if p.trace == nil && s.topology.Refuses(&p.topo, n.pool.index, n.reqs) {
 			s.refused[i] = s.attempt
 			return false
 		}

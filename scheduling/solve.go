@@ -27,7 +27,7 @@ type solver struct {
 	// claimNode pins ReadWriteOnce claims to the node their first user was planned on.
 	claimNode map[string]string
 	usedNames map[string]bool
-	topology  *topologyState
+	topology  *topology.State
 	alts      []requirements.Requirements // the last nodeRequirements result
 	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
 	// address, so pods needing that port skip them without trying each.
@@ -60,8 +60,8 @@ type solver struct {
 	karpenter *karpenterState
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
 	daemons []*daemonset.Template
-	// domainMemo holds the verdicts of the placed pod's topology rules on planned nodes.
-	domainMemo topology.Planned
+	// offer holds a new node's options while topology settles its DaemonSets.
+	offer offerOptions
 	// earlyBound is the lower bound being worked out during the placement, if any.
 	earlyBound *earlyBound
 }
@@ -293,7 +293,7 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 		if len(next) == 0 {
 			return nil
 		}
-		if !progress && s.topology.loosen(next) {
+		if !progress && s.loosen(next) {
 			queue = next
 			continue
 		}
@@ -352,7 +352,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if memo && !n.pool.limits.Set() && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
-		if !traced && s.plannedNodeRefuses(p, n) {
+		if !traced && s.topology.Refuses(&p.topo, n.pool.index, n.reqs) {
 			return false
 		}
 		c, r := s.tryNewNode(n, p, traced)
@@ -371,11 +371,11 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		}
 		return true
 	}
-	skip := s.hostnameSkip(p)
+	skip := s.topology.Skip(&p.topo)
 	if skip == nil {
 		skip = s.portSkip(p)
 	}
-	scan := traced || !s.noPlannedNodeTakes(p)
+	scan := traced || !s.topology.NoneTakes(&p.topo)
 	if scan && s.karpenter == nil && s.placeSnug(p, skip) {
 		return ok
 	}
@@ -458,7 +458,7 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.placed = append(n.placed, p)
-	s.recordTopology(p, n.name, n.reqs, n, -1)
+	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Existing: true, Labels: n.labels}, n.reqs, -1)
 	s.recordVolumes(p, n.name)
 }
 

@@ -83,6 +83,9 @@ type Joining struct {
 	Labels   map[string]string
 	// Pool is a new node's NodePool number.
 	Pool int
+	// Fresh marks a new node about to open for the pod: the DaemonSet pods it brings come with
+	// it into the same domain. A new node neither existing nor fresh is a planned one.
+	Fresh bool
 }
 
 // Refusal is why Narrow found no domain for a pod on a node: Group refuses it in Domains,
