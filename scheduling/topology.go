@@ -59,13 +59,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			}
 		}
 	}
-	st.Start((*topologyCluster)(s), func(yield func(*topology.Member) bool) {
-		for _, p := range kept {
-			if !yield(&p.topo) {
-				return
-			}
-		}
-	}, s.daemons)
+	st.Start((*topologyCluster)(s), len(kept), func(i int) *topology.Member { return &kept[i].topo }, s.daemons)
 	return kept, bad
 }
 
@@ -94,9 +88,11 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		options := t.node.options
 		n = topology.Joining{Name: t.node.name, Pool: t.node.pool.index, Fresh: t.fresh}
 		launch = topology.Launch{
-			Holds: func(reqs requirements.Requirements) bool {
+			Holds: func(reqs requirements.Requirements, key, value string) bool {
+				narrowed := reqs.Copy()
+				narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, value))
 				for _, o := range options {
-					if typeindex.Allows(&o.Type, reqs) && fitsEmpty(o, p) {
+					if typeindex.Allows(&o.Type, narrowed) && fitsEmpty(o, p) {
 						return true
 					}
 				}
@@ -161,7 +157,11 @@ func matchesFilter(t *typeOption, filter []requirements.Requirements) bool {
 func (s *solver) loosen(failing []*podInfo) bool {
 	return s.topology.Loosen(len(failing),
 		func(i int) *topology.Member { return &failing[i].topo },
-		func(i int, what string) { failing[i].note("%s", what) })
+		func(i int, what string) {
+			if failing[i].trace != nil {
+				failing[i].note("%s", what)
+			}
+		})
 }
 
 // settleDaemons settles the counted DaemonSets on a node of pool about to open

@@ -1,8 +1,6 @@
 package topology
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -10,8 +8,9 @@ import (
 // Launch is what the rules ask of a new node's instance-type options, so that the solver keeps
 // its own types. Unset for an existing node.
 type Launch struct {
-	// Holds reports whether some option allows reqs and has room for the pod on an empty node.
-	Holds func(reqs requirements.Requirements) bool
+	// Holds reports whether some option allows reqs narrowed to key = value and has room for
+	// the pod on an empty node.
+	Holds func(reqs requirements.Requirements, key, value string) bool
 	// Allows reports whether some option allows reqs.
 	Allows func(reqs requirements.Requirements) bool
 	// CheapestMeets reports whether the cheapest offering any option allows under reqs is of
@@ -36,12 +35,7 @@ func (s *State) Narrow(m *Member, reqs requirements.Requirements, n Joining, lau
 		}
 		return s.violated(m, active, key, v, n)
 	}
-	launchable := func(reqs requirements.Requirements, key, v string) bool {
-		narrowed := reqs.Copy()
-		narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
-		return launch.Holds(narrowed)
-	}
-	out, refused := s.domains.Narrow(active, m.Matched, m.keys(active), reqs, n, judge, launchable, explain)
+	out, refused := s.domains.Narrow(active, m.Matched, m.keys(active), reqs, n, judge, launch.Holds, explain)
 	if refused.Group != nil {
 		return nil, refused
 	}
