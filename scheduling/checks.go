@@ -164,7 +164,7 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 			return ConstraintVolume
 		}
 		attach, limits := t.attach()
-		if _, bad := s.findVolumeProblem(p, attach, limits, t.name()); bad {
+		if _, bad := s.pins.Problem(p.volumes.Claims, attach, limits, t.name()); bad {
 			return ConstraintVolume
 		}
 	case checkNodeAffinity:
@@ -216,8 +216,8 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 			return ConstraintVolume, fmt.Sprintf("node %s is not where the pod's volumes can attach", t.name())
 		}
 		attach, limits := t.attach()
-		problem, _ := s.findVolumeProblem(p, attach, limits, t.name())
-		return ConstraintVolume, describeVolumeProblem(problem, t.name())
+		problem, _ := s.pins.Problem(p.volumes.Claims, attach, limits, t.name())
+		return ConstraintVolume, problem.Describe(t.name())
 	case checkNodeAffinity:
 		if t.existing != nil {
 			return ConstraintNodeAffinity, fmt.Sprintf("node %s does not match the pod's node selector or affinity", t.name())

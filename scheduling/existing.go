@@ -197,3 +197,11 @@ func withoutTaints(taints, drop []corev1.Taint) []corev1.Taint {
 func isTerminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
+
+// countExistingVolumes counts the claims of pods already running on existing nodes against
+// those nodes' attach limits.
+func (s *solver) countExistingVolumes() {
+	for _, n := range s.existing {
+		n.attach = s.volumes.AttachedOn(n.name)
+	}
+}

@@ -220,7 +220,7 @@ func (s *solver) eachInflight(p *podInfo, skip *skipset.Set, try func(i int) boo
 		if skip != nil && skip.Find(i) != i {
 			continue
 		}
-		if p.requests.Fits(s.newFree.free[i]) && try(i) {
+		if p.requests.Fits(s.newFree.Free(i)) && try(i) {
 			return true
 		}
 	}

@@ -28,14 +28,14 @@ func (n *newNode) snug() resources.Vector {
 
 // addFree indexes a node that just joined the plan.
 func (s *solver) addFree(n *newNode) {
-	s.newFree.add(n.free(s.nodeCost))
-	s.snugFree.add(n.snug())
+	s.newFree.Add(n.free(s.nodeCost))
+	s.snugFree.Add(n.snug())
 }
 
 // updateFree indexes a node's room anew after it changed.
 func (s *solver) updateFree(n *newNode) {
-	s.newFree.update(n.index, n.free(s.nodeCost))
-	s.snugFree.update(n.index, n.snug())
+	s.newFree.Update(n.index, n.free(s.nodeCost))
+	s.snugFree.Update(n.index, n.snug())
 }
 
 // placeSnug puts p on the first planned node with room for it at its price that p can join,
@@ -76,13 +76,13 @@ func (s *solver) placeSnug(p *podInfo, skip *skipset.Set) bool {
 	}
 	if skip != nil {
 		for i := skip.Find(0); i < len(s.nodes); i = skip.Find(i + 1) {
-			if p.requests.Fits(s.snugFree.free[i]) && try(i) {
+			if p.requests.Fits(s.snugFree.Free(i)) && try(i) {
 				break
 			}
 		}
 		return placed
 	}
-	s.snugFree.each(p.requests, try)
+	s.snugFree.Each(p.requests, try)
 	return placed
 }
 
