@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -196,7 +197,7 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 		return ConstraintNodeAffinity, "no instance type satisfies the nodepool's requirements"
 	case checkTaints:
 		taint, _ := p.untoleratedTaint(t.taints())
-		return ConstraintTaints, "taint " + taintString(taint) + " not tolerated"
+		return ConstraintTaints, "taint " + taints.String(taint) + " not tolerated"
 	case checkHostPorts:
 		hp, _ := hostport.FirstConflict(t.ports(), p.hostPorts)
 		if t.fresh {

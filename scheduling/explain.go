@@ -63,7 +63,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 			return reject(true, ConstraintResources, checkOptions, "no instance type has %s %s allocatable (largest: %s%s)", wantQ.String(), name, largestQ.String(), daemons)
 		}
 	}
-	return reject(true, ConstraintResources, checkOptions, "no single instance type has room for all of the pod's requests %s", formatVector(s.dims, p.requests))
+	return reject(true, ConstraintResources, checkOptions, "no single instance type has room for all of the pod's requests %s", s.dims.Format(p.requests))
 }
 
 func describeRequirements(reqs requirements.Requirements, pool *poolState) string {
@@ -82,21 +82,6 @@ func describeRequirements(reqs requirements.Requirements, pool *poolState) strin
 		return "the nodepool's requirements"
 	}
 	return parts.String()
-}
-
-func formatVector(dims *resources.Dims, v resources.Vector) string {
-	s := ""
-	for i, x := range v {
-		if x == 0 || i == resources.Pods {
-			continue
-		}
-		if s != "" {
-			s += ", "
-		}
-		q := resources.Quantity(dims.Name(i), x)
-		s += fmt.Sprintf("%s %s", dims.Name(i), q.String())
-	}
-	return "(" + s + ")"
 }
 
 // describeExclusion names the requirement on key, saying so when it is the NodePool's default

@@ -13,6 +13,7 @@ import (
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/limits"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
@@ -123,7 +124,7 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 		}
 		for _, n := range existing {
 			if n.nodePool == p.np.Name && !n.initialized && len(p.np.StartupTaints) > 0 {
-				n.taints = withoutTaints(n.taints, p.np.StartupTaints)
+				n.taints = taints.Without(n.taints, p.np.StartupTaints)
 			}
 		}
 		out[i] = &p

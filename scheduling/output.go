@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/parallel"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 )
@@ -324,7 +325,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		InstanceTypeOptions: names,
 		Labels:              labels,
 		Taints:              append([]corev1.Taint{}, n.pool.np.Taints...),
-		StartupTaints:       copyTaints(n.pool.np.StartupTaints),
+		StartupTaints:       taints.Copy(n.pool.np.StartupTaints),
 		Capacity:            it.Capacity.DeepCopy(),
 		Allocatable:         it.Allocatable(),
 		Pods:                sortedPodKeys(n.pods),
@@ -332,7 +333,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		Requirements:        withoutHostname(n.reqs),
 	}
 	if !c.option.daemons.IsZero() {
-		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", formatVector(s.dims, c.option.daemons)))
+		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", s.dims.Format(c.option.daemons)))
 	}
 	return nc, true
 }
@@ -359,13 +360,6 @@ func existenceValue(r *requirements.Requirement) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func copyTaints(t []corev1.Taint) []corev1.Taint {
-	if len(t) == 0 {
-		return nil
-	}
-	return append([]corev1.Taint(nil), t...)
 }
 
 // offeredOptions counts the node's options as its plan lists them (optionNames): those with an

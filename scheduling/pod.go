@@ -176,13 +176,6 @@ func (p *podInfo) untoleratedTaint(nodeTaints []corev1.Taint) (corev1.Taint, boo
 	return taints.FirstUntolerated(p.pod.Spec.Tolerations, nodeTaints, p.tolerateSoft)
 }
 
-func taintString(t corev1.Taint) string {
-	if t.Value == "" {
-		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
-	}
-	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
-}
-
 // note records a placement step of a traced pod.
 func (p *podInfo) note(format string, args ...any) {
 	if p.trace == nil {

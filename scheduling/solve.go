@@ -25,7 +25,7 @@ type solver struct {
 	nodes    []*newNode
 	volumes  *volume.Index
 	// pins pins ReadWriteOnce claims to the node their first user was planned on.
-	pins volume.Pins
+	pins      volume.Pins
 	usedNames map[string]bool
 	topology  *topology.State
 	alts      []requirements.Requirements // the last nodeRequirements result
