@@ -40,7 +40,7 @@ func newKarpenterState(pods []*podInfo) *karpenterState {
 	for _, p := range pods {
 		k.alternatives[p] = p.alternatives
 		k.useAlternative(p, 0)
-		karpenterSoftOrder(p)
+		p.topo.OrderAsKarpenter()
 	}
 	return k
 }
@@ -53,49 +53,6 @@ func (k *karpenterState) useAlternative(p *podInfo, i int) {
 		p.alternatives = all[i : i+1]
 	}
 	p.effectiveCache = nil
-}
-
-// karpenterSoftOrder orders a pod's preferred terms as Karpenter relaxes them: preferred pod
-// affinity, heaviest first, then preferred pod anti-affinity, heaviest first, then (after the
-// preferred node affinity, which relaxKarpenter takes in between) ScheduleAnyway spread
-// constraints, in the order Karpenter removes them (the first, which the last replaces).
-func karpenterSoftOrder(p *podInfo) {
-	soft := p.topo.Soft()
-	if len(soft) < 2 {
-		return
-	}
-	var affinity, anti, spread []topology.Term
-	for _, t := range soft {
-		switch t.Group.Kind {
-		case topology.Affinity:
-			affinity = append(affinity, t)
-		case topology.AntiAffinity:
-			anti = append(anti, t)
-		default:
-			spread = append(spread, t)
-		}
-	}
-	byWeight := func(ts []topology.Term) {
-		sort.SliceStable(ts, func(i, j int) bool { return ts[i].Weight > ts[j].Weight })
-	}
-	byWeight(affinity)
-	byWeight(anti)
-	out := append(append(soft[:0:0], affinity...), anti...)
-	out = append(out, swapRemoveOrder(spread)...)
-	copy(soft, out)
-}
-
-// swapRemoveOrder is the order in which repeatedly removing the first element, moving the
-// last into its place, visits ts.
-func swapRemoveOrder(ts []topology.Term) []topology.Term {
-	rest := append([]topology.Term(nil), ts...)
-	out := make([]topology.Term, 0, len(ts))
-	for len(rest) > 0 {
-		out = append(out, rest[0])
-		rest[0] = rest[len(rest)-1]
-		rest = rest[:len(rest)-1]
-	}
-	return out
 }
 
 // sortPodsKarpenter orders the queue as Karpenter's byCPUAndMemoryDescending: cpu, then

@@ -92,7 +92,7 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 				narrowed := reqs.Copy()
 				narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, value))
 				for _, o := range options {
-					if typeindex.Allows(&o.Type, narrowed) && fitsEmpty(o, p) {
+					if typeindex.Allows(&o.Type, narrowed) && p.requests.Fits(o.room) {
 						return true
 					}
 				}
@@ -131,15 +131,6 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		where = "a new node"
 	}
 	return nil, rejection{constraint: c, stage: checkTopology, reason: refused.Describe(where)}
-}
-
-func fitsEmpty(t *typeOption, p *podInfo) bool {
-	for i, x := range p.requests {
-		if x > t.room[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // matchesFilter reports whether a type's own requirements satisfy one of the alternatives.

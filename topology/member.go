@@ -3,6 +3,7 @@ package topology
 import (
 	"maps"
 	"slices"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -77,6 +78,49 @@ func (m *Member) Active() []Term {
 		m.activeFor = m.Relaxed
 	}
 	return m.activeCache
+}
+
+// OrderAsKarpenter orders the pod's preferred terms as Karpenter relaxes them: preferred pod
+// affinity, heaviest first, then preferred pod anti-affinity, heaviest first, then (after the
+// preferred node affinity, which the solver takes in between) ScheduleAnyway spread
+// constraints, in the order Karpenter removes them (the first, which the last replaces).
+func (m *Member) OrderAsKarpenter() {
+	soft := m.Soft()
+	if len(soft) < 2 {
+		return
+	}
+	var affinity, anti, spread []Term
+	for _, t := range soft {
+		switch t.Group.Kind {
+		case Affinity:
+			affinity = append(affinity, t)
+		case AntiAffinity:
+			anti = append(anti, t)
+		default:
+			spread = append(spread, t)
+		}
+	}
+	byWeight := func(ts []Term) {
+		sort.SliceStable(ts, func(i, j int) bool { return ts[i].Weight > ts[j].Weight })
+	}
+	byWeight(affinity)
+	byWeight(anti)
+	out := append(append(soft[:0:0], affinity...), anti...)
+	out = append(out, swapRemoveOrder(spread)...)
+	copy(soft, out)
+}
+
+// swapRemoveOrder is the order in which repeatedly removing the first element, moving the
+// last into its place, visits ts.
+func swapRemoveOrder(ts []Term) []Term {
+	rest := append([]Term(nil), ts...)
+	out := make([]Term, 0, len(ts))
+	for len(rest) > 0 {
+		out = append(out, rest[0])
+		rest[0] = rest[len(rest)-1]
+		rest = rest[:len(rest)-1]
+	}
+	return out
 }
 
 // keys returns RuleKeys of the active terms and matched groups, cached until the pod relaxes
