@@ -29,7 +29,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			bad = append(bad, Unschedulable{Pod: p.key, Reason: err.Error(), Constraint: topologyConstraintOfError(err)})
 			continue
 		}
-		p.topo = topology.Member{Pod: p.pod, Terms: terms, Host: p}
+		p.topo = topology.Member{Terms: terms, Host: p}
 		kept = append(kept, p)
 	}
 	// Running pods' required anti-affinity constrains pending pods and may add groups, so it is
@@ -59,7 +59,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 			}
 		}
 	}
-	st.Start((*topologyCluster)(s), len(kept), func(i int) *topology.Member { return &kept[i].topo }, s.daemons)
+	st.Start((*topologyCluster)(s), len(kept), func(i int) (*topology.Member, *corev1.Pod) { return &kept[i].topo, kept[i].pod }, s.daemons)
 	return kept, bad
 }
 

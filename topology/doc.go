@@ -10,9 +10,9 @@
 //
 //	st := topology.NewState(namespaces)
 //	terms, _ := st.Terms(pod, false)
-//	m := &topology.Member{Pod: pod, Terms: terms, Host: solverPod}
+//	m := &topology.Member{Terms: terms, Host: solverPod}
 //	if st.HasGroups() {
-//		st.Start(cluster, 1, func(int) *topology.Member { return m }, daemonSets)
+//		st.Start(cluster, 1, func(int) (*topology.Member, *corev1.Pod) { return m, pod }, daemonSets)
 //	}
 //	node := topology.Joining{Name: "node-1", Pool: 0, Fresh: true}
 //	if reqs, refused := st.Narrow(m, nodeRequirements, node, launch, false); refused.Group == nil {

@@ -14,8 +14,6 @@ import (
 // count it, and what it has given up. The solver keeps one per pod and hands it to every
 // question it asks of the State.
 type Member struct {
-	// Pod is the pending pod.
-	Pod *corev1.Pod
 	// Terms are the pod's spread and pod (anti-)affinity rules: required ones, then preferred
 	// ones in relaxation order; the first Relaxed preferred ones have been given up.
 	Terms   []Term

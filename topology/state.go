@@ -98,26 +98,26 @@ func (s *State) RecordBound(pod *corev1.Pod, labels map[string]string) {
 	s.tracker.RecordOnNode(pod, terms, labels)
 }
 
-// Start matches the pending pods (n of them, member i) to the groups that count them, records the
+// Start matches the pending pods (n of them, pod i followed as member i) to the groups that count them, records the
 // domains each key can take, what the pods' required spreads declare, and the DaemonSets groups
 // count. Call it once the running pods are recorded, and only if HasGroups.
-func (s *State) Start(c Cluster, n int, member func(i int) *Member, daemons []*daemonset.Template) {
+func (s *State) Start(c Cluster, n int, member func(i int) (*Member, *corev1.Pod), daemons []*daemonset.Template) {
 	s.cluster = c
 	groups := s.tracker.Groups()
 	// Groups in the order of their IDs, not of the pods that first declared them, so that a
 	// pod's matched groups, and what follows from their order, do not depend on the input's.
 	byID := slices.SortedFunc(slices.Values(groups), func(a, b *Group) int { return strings.Compare(a.ID(), b.ID()) })
 	for i := range n {
-		m := member(i)
+		m, pod := member(i)
 		for _, g := range byID {
-			if g.Matches(m.Pod) {
+			if g.Matches(pod) {
 				m.Matched = append(m.Matched, g)
 			}
 		}
 	}
 	s.domains = NewDomains(c.Pools(), groups, c.PoolValues)
 	for i := range n {
-		m := member(i)
+		m, _ := member(i)
 		for _, t := range m.Terms {
 			if !t.Required || t.Group.Kind != Spread {
 				continue

@@ -44,13 +44,15 @@ func (anywhere) HostClass() string                         { return "" }
 func ExampleState() {
 	st := topology.NewState(nil)
 	var members []*topology.Member
+	var pods []*corev1.Pod
 	for i := range 4 {
 		pod := tb.Pod(fmt.Sprintf("web-%d", i)).Label("app", "web").ZoneSpread(1).Obj()
 		terms, _ := st.Terms(pod, false)
-		members = append(members, &topology.Member{Pod: pod, Terms: terms, Host: anywhere{}})
+		members = append(members, &topology.Member{Terms: terms, Host: anywhere{}})
+		pods = append(pods, pod)
 	}
 	if st.HasGroups() {
-		st.Start(threeZones{}, len(members), func(i int) *topology.Member { return members[i] }, nil)
+		st.Start(threeZones{}, len(members), func(i int) (*topology.Member, *corev1.Pod) { return members[i], pods[i] }, nil)
 	}
 	launch := topology.Launch{ // every instance type launches in every zone
 		Holds:         func(requirements.Requirements, string, string) bool { return true },
@@ -66,7 +68,7 @@ func ExampleState() {
 		}
 		st.Record(m, node, reqs, i)
 		zone, _ := reqs[requirements.LabelTopologyZone].Any()
-		fmt.Println(m.Pod.Name, "opens", node.Name, "in zone", zone)
+		fmt.Println(pods[i].Name, "opens", node.Name, "in zone", zone)
 	}
 	// Output:
 	// web-0 opens node-0 in zone a
