@@ -1,6 +1,8 @@
 package disruption
 
 import (
+	"sync"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -19,6 +21,64 @@ type simulator struct {
 	replacements []string
 	// workers are clones of cluster for parallel simulations, kept until a command is applied.
 	workers []*scheduling.Cluster
+	// consolidated remembers what consolidating each set found on the cluster as it is, until
+	// a command is applied: multi-node consolidation grows sets from single nodes that
+	// single-node consolidation simulates again otherwise.
+	consolidated consolidations
+}
+
+// consolidation is what consolidate found for a set: the outcome and why it is not a valid
+// consolidation ("" when it is).
+type consolidation struct {
+	o   *outcome
+	why string
+}
+
+// consolidations memoises consolidate per set (its nodes' names in order); parallel
+// simulations share it.
+type consolidations struct {
+	mu   sync.Mutex
+	sets map[string]consolidation
+	// onInput are the sets found on the decision's input, before its first command (for a
+	// Memo); set once the cluster changed.
+	onInput map[string]consolidation
+	changed bool
+}
+
+func (c *consolidations) get(key string) (consolidation, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.sets[key]
+	return v, ok
+}
+
+func (c *consolidations) put(key string, v consolidation) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sets == nil {
+		c.sets = map[string]consolidation{}
+	}
+	c.sets[key] = v
+}
+
+// forget drops every result: the cluster they were found on changed.
+func (c *consolidations) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.changed {
+		c.onInput, c.changed = c.sets, true
+	}
+	c.sets = nil
+}
+
+// foundOnInput returns the results found on the decision's input, before its first command.
+func (c *consolidations) foundOnInput() map[string]consolidation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.changed {
+		return c.onInput
+	}
+	return c.sets
 }
 
 // view is the node as the scheduler is shown it, built once: its pods (a pod listed on a
@@ -48,7 +108,8 @@ func view(n *nodeState) *scheduling.ExistingNode {
 
 // newSimulator prepares the cluster: every node but those already being disrupted, whose
 // pods are pending like the input's pending pods (Karpenter simulates them the same way).
-func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.Pod) (*simulator, error) {
+// The conversions of the nodes' views prev holds (a Memo's last cluster) are reused.
+func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.Pod, prev *scheduling.Cluster) (*simulator, error) {
 	pods := append([]*corev1.Pod(nil), pending...)
 	for _, n := range nodes {
 		if n.in.Disrupting {
@@ -66,7 +127,7 @@ func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.P
 	}
 	sortPods(pods)
 	base.Pods = pods
-	cluster, err := scheduling.Prepare(base)
+	cluster, err := scheduling.PrepareReusing(base, prev)
 	if err != nil {
 		return nil, err
 	}

@@ -9,33 +9,30 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeplan/nodeplan/instancetype"
-	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // decider holds the state of one Decide call.
 type decider struct {
-	now      time.Time
-	pools    map[string]*scheduling.NodePool
-	poolReqs map[string]requirements.Requirements
-	// catalog indexes each NodePool's instance types by name.
-	catalog map[string]map[string]*instancetype.InstanceType
-	// poolNames holds every NodePool name (for sorted iteration).
-	poolNames map[string]string
-	nodes     []*nodeState // by name
-	byName    map[string]*nodeState
-	pdbs      *pdbIndex
-	budgets   map[string]*poolBudget
-	sim       *simulator
-	// offers prices new capacity for the bounds, and rooms (made when consolidation first
-	// needs it) holds what the nodes have left.
-	offers   *offerIndex
+	now time.Time
+	// poolFacts are the NodePools as Decide reads them (shared with a Pools when given).
+	*poolFacts
+	nodes   []*nodeState // by name
+	byName  map[string]*nodeState
+	pdbs    *pdbIndex
+	budgets map[string]*poolBudget
+	sim     *simulator
+	// rooms (made when consolidation first needs it) holds what the nodes have left.
 	rooms    *roomIndex
 	commands []Command
 	winner   string
 	// staying keeps the pods that stay valid (see staying.go).
 	staying *stayingRules
+	// memoize is set when the input has a Memo and this decision's simulation state can be
+	// matched (see Memo); the decision then reuses what the Memo holds for that state, and
+	// keeps what it finds.
+	memoize bool
+	state   simulationState
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
@@ -108,6 +105,9 @@ func Decide(in Input) (Decisions, error) {
 			break
 		}
 	}
+	if d.memoize {
+		in.Memo.keep(d)
+	}
 	return d.decisions(), nil
 }
 
@@ -116,34 +116,16 @@ func newDecider(in Input) (*decider, error) {
 		return nil, fmt.Errorf("now must be set: Decide measures ages, consolidateAfter and budget schedules against it")
 	}
 	d := &decider{
-		now:       in.Now.UTC(),
-		pools:     map[string]*scheduling.NodePool{},
-		poolReqs:  map[string]requirements.Requirements{},
-		catalog:   map[string]map[string]*instancetype.InstanceType{},
-		poolNames: map[string]string{},
-		budgets:   map[string]*poolBudget{},
-		byName:    map[string]*nodeState{},
+		now:     in.Now.UTC(),
+		budgets: map[string]*poolBudget{},
+		byName:  map[string]*nodeState{},
 	}
-	pools, prepared, err := in.Pools.normalizedFor(in.NodePools)
+	facts, prepared, err := in.Pools.factsFor(in.NodePools)
 	if err != nil {
 		return nil, err
 	}
-	for _, np := range pools {
-		d.pools[np.Name] = np
-		d.poolNames[np.Name] = np.Name
-		reqs := requirements.Requirements{}
-		for _, r := range np.Requirements {
-			reqs.Add(requirements.New(r.Key, r.Operator, r.Values...))
-		}
-		d.poolReqs[np.Name] = reqs
-		types := map[string]*instancetype.InstanceType{}
-		for _, it := range np.InstanceTypes {
-			if it != nil {
-				types[it.Name] = it
-			}
-		}
-		d.catalog[np.Name] = types
-	}
+	d.poolFacts = facts
+	pools := facts.normalized
 
 	var pending []*corev1.Pod
 	for i, p := range in.PendingPods {
@@ -181,11 +163,21 @@ func newDecider(in Input) (*decider, error) {
 		if err != nil {
 			return nil, err
 		}
-		ns.view = view(ns)
 		d.nodes = append(d.nodes, ns)
 		d.byName[ns.name] = ns
 	}
 	sort.Slice(d.nodes, func(i, j int) bool { return d.nodes[i].name < d.nodes[j].name })
+	var prev *scheduling.Cluster
+	if in.Memo != nil {
+		d.state, d.memoize = d.stateOf(in, prepared)
+	}
+	if d.memoize {
+		prev = in.Memo.views(d)
+	} else {
+		for _, n := range d.nodes {
+			n.view = view(n)
+		}
+	}
 
 	for _, np := range pools {
 		count, busy := 0, 0
@@ -216,11 +208,15 @@ func newDecider(in Input) (*decider, error) {
 	}
 	// Preparing validates the NodePools (requirements, labels) and the nodes: what it refuses
 	// is unusable input.
-	if d.sim, err = newSimulator(base, d.nodes, pending); err != nil {
+	if d.sim, err = newSimulator(base, d.nodes, pending, prev); err != nil {
 		return nil, err
 	}
-	d.offers = newOfferIndex(pools, d.poolReqs)
 	d.staying = newStayingRules(d.nodes, in.Namespaces)
+	if d.memoize {
+		for key, c := range in.Memo.begin(d.state) {
+			d.sim.consolidated.put(key, d.rebind(c))
+		}
+	}
 	d.nominate(pending)
 	return d, nil
 }
@@ -338,6 +334,11 @@ func (d *decider) decisions() Decisions {
 // and after them: nodes acted on are gone, their evicted pods run where the moves put them,
 // on nodes that stay or on replacements.
 func (d *decider) costByWorkload() (before, after []scheduling.WorkloadCost) {
+	if len(d.commands) == 0 {
+		// Nothing moves: the cluster after is the cluster before.
+		before = scheduling.CostByWorkload(d.nodeCosts())
+		return before, append(make([]scheduling.WorkloadCost, 0, len(before)), before...)
+	}
 	podByKey := map[string]*corev1.Pod{}
 	moved := map[string]bool{}
 	onNode := map[string][]*corev1.Pod{}
@@ -346,20 +347,11 @@ func (d *decider) costByWorkload() (before, after []scheduling.WorkloadCost) {
 			moved[m.Pod] = true
 		}
 	}
-	var beforeNodes []scheduling.NodeCost
 	for _, n := range d.nodes {
 		for _, p := range n.pods {
 			podByKey[podKey(p)] = p
 		}
-		if n.poolName == "" {
-			continue
-		}
-		alloc := n.in.Node.Status.Allocatable
-		if len(alloc) == 0 {
-			alloc = n.in.Node.Status.Capacity
-		}
-		beforeNodes = append(beforeNodes, scheduling.NodeCost{Price: n.price, Allocatable: alloc, Pods: n.pods})
-		if n.acted {
+		if n.poolName == "" || n.acted {
 			continue
 		}
 		for _, p := range n.pods {
@@ -391,7 +383,23 @@ func (d *decider) costByWorkload() (before, after []scheduling.WorkloadCost) {
 			afterNodes = append(afterNodes, scheduling.NodeCost{Price: r.Price, Allocatable: r.Allocatable, Pods: onNode[r.Name]})
 		}
 	}
-	return scheduling.CostByWorkload(beforeNodes), scheduling.CostByWorkload(afterNodes)
+	return scheduling.CostByWorkload(d.nodeCosts()), scheduling.CostByWorkload(afterNodes)
+}
+
+// nodeCosts are the NodePool-managed nodes with their prices and pods, as the input gives them.
+func (d *decider) nodeCosts() []scheduling.NodeCost {
+	out := make([]scheduling.NodeCost, 0, len(d.nodes))
+	for _, n := range d.nodes {
+		if n.poolName == "" {
+			continue
+		}
+		alloc := n.in.Node.Status.Allocatable
+		if len(alloc) == 0 {
+			alloc = n.in.Node.Status.Capacity
+		}
+		out = append(out, scheduling.NodeCost{Price: n.price, Allocatable: alloc, Pods: n.pods})
+	}
+	return out
 }
 
 // whyNot says why a node is not acted on: what a method found when it considered the node,

@@ -19,4 +19,15 @@
 //	pools, err := disruption.PreparePools(in)
 //	in.Pools = pools
 //	decisions, err := disruption.Decide(in)
+//
+// It also keeps one Memo for all its decisions: a decision on a cluster the last one saw
+// unchanged (only the time moved on) reuses the consolidations that one simulated, and the
+// decisions are again the same either way:
+//
+//	var memo disruption.Memo
+//	for _, in := range inputs { // each with in.Pools set
+//		in.Memo = &memo
+//		decisions, err := disruption.Decide(in)
+//		…
+//	}
 package disruption

@@ -1,11 +1,11 @@
 package disruption
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -289,8 +289,44 @@ func notReady(node *corev1.Node) bool {
 	return false // no status (a manifest): taken as ready
 }
 
+// sortPods sorts pods by their namespace/name keys, stably.
 func sortPods(pods []*corev1.Pod) {
-	sort.SliceStable(pods, func(i, j int) bool { return podKey(pods[i]) < podKey(pods[j]) })
+	if !slices.IsSortedFunc(pods, comparePodKeys) {
+		slices.SortStableFunc(pods, comparePodKeys)
+	}
+}
+
+// comparePodKeys compares the pods' namespace/name keys as strings, without building them.
+func comparePodKeys(a, b *corev1.Pod) int {
+	nsA, nsB := namespaceOf(a.Namespace), namespaceOf(b.Namespace)
+	if nsA == nsB {
+		return strings.Compare(a.Name, b.Name)
+	}
+	key := func(ns, name string, i int) (byte, bool) {
+		switch {
+		case i < len(ns):
+			return ns[i], true
+		case i == len(ns):
+			return '/', true
+		case i-len(ns)-1 < len(name):
+			return name[i-len(ns)-1], true
+		}
+		return 0, false
+	}
+	for i := 0; ; i++ {
+		x, okA := key(nsA, a.Name, i)
+		y, okB := key(nsB, b.Name, i)
+		switch {
+		case !okA && !okB:
+			return 0
+		case !okA:
+			return -1
+		case !okB:
+			return 1
+		case x != y:
+			return cmp.Compare(x, y)
+		}
+	}
 }
 
 func doNotDisruptReason(node *corev1.Node, pods []*corev1.Pod) string {

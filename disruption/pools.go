@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -15,9 +17,53 @@ import (
 // and prepares them itself otherwise. Decisions are the same with or without them. A Pools
 // is never modified and may be shared by goroutines.
 type Pools struct {
-	// given are the NodePools as the caller gave them, normalized as Decide reads them.
-	given, normalized []*scheduling.NodePool
-	prepared          *scheduling.Pools
+	// given are the NodePools as the caller gave them; facts what Decide derives from them.
+	given    []*scheduling.NodePool
+	facts    *poolFacts
+	prepared *scheduling.Pools
+}
+
+// poolFacts is what Decide reads from its NodePools, derived from them alone: made once per
+// Pools, or per Decide without. Never modified once made.
+type poolFacts struct {
+	// normalized are the NodePools as Decide reads them, sorted by name.
+	normalized []*scheduling.NodePool
+	pools      map[string]*scheduling.NodePool
+	poolReqs   map[string]requirements.Requirements
+	// catalog indexes each NodePool's instance types by name.
+	catalog map[string]map[string]*instancetype.InstanceType
+	// poolNames holds every NodePool name (for sorted iteration).
+	poolNames map[string]string
+	// offers prices new capacity for the bounds.
+	offers *offerIndex
+}
+
+func newPoolFacts(normalized []*scheduling.NodePool) *poolFacts {
+	f := &poolFacts{
+		normalized: normalized,
+		pools:      make(map[string]*scheduling.NodePool, len(normalized)),
+		poolReqs:   make(map[string]requirements.Requirements, len(normalized)),
+		catalog:    make(map[string]map[string]*instancetype.InstanceType, len(normalized)),
+		poolNames:  make(map[string]string, len(normalized)),
+	}
+	for _, np := range normalized {
+		f.pools[np.Name] = np
+		f.poolNames[np.Name] = np.Name
+		reqs := requirements.Requirements{}
+		for _, r := range np.Requirements {
+			reqs.Add(requirements.New(r.Key, r.Operator, r.Values...))
+		}
+		f.poolReqs[np.Name] = reqs
+		types := map[string]*instancetype.InstanceType{}
+		for _, it := range np.InstanceTypes {
+			if it != nil {
+				types[it.Name] = it
+			}
+		}
+		f.catalog[np.Name] = types
+	}
+	f.offers = newOfferIndex(normalized, f.poolReqs)
+	return f
 }
 
 // PreparePools prepares in's NodePools with its DaemonSets. The resources they know are those
@@ -32,17 +78,20 @@ func PreparePools(in Input) (*Pools, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pools{given: slices.Clone(in.NodePools), normalized: normalized, prepared: prepared}, nil
+	return &Pools{given: slices.Clone(in.NodePools), facts: newPoolFacts(normalized), prepared: prepared}, nil
 }
 
-// normalizedFor returns the NodePools Decide reads for nps and their preparation, p's when p was
-// made from the same NodePool objects (Input objects are never modified).
-func (p *Pools) normalizedFor(nps []*scheduling.NodePool) ([]*scheduling.NodePool, *scheduling.Pools, error) {
+// factsFor returns what Decide reads from nps and their preparation, p's when p was made from
+// the same NodePool objects (Input objects are never modified).
+func (p *Pools) factsFor(nps []*scheduling.NodePool) (*poolFacts, *scheduling.Pools, error) {
 	if p != nil && slices.Equal(p.given, nps) {
-		return p.normalized, p.prepared, nil
+		return p.facts, p.prepared, nil
 	}
 	normalized, err := normalizePools(nps)
-	return normalized, nil, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return newPoolFacts(normalized), nil, nil
 }
 
 // normalizePools checks the NodePools are given once each and fills their defaults; they are

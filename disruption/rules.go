@@ -39,6 +39,19 @@ func (d *decider) consolidationCandidates() []*nodeState {
 // consolidation ("" when it is). Spot candidates whose replacement would not be spot, though
 // its NodePool allows spot, are simulated again with spot offerings only: spot stays spot.
 func (d *decider) consolidate(cluster *scheduling.Cluster, set []*nodeState) (*outcome, string) {
+	key := orderedNames(set)
+	c, ok := d.sim.consolidated.get(key)
+	if !ok {
+		c.o, c.why = d.simulateConsolidation(cluster, set)
+		d.sim.consolidated.put(key, c)
+	}
+	// The caller gets its own outcome: commands sort their candidates and trim their
+	// replacements' options, and the memoised one must stay as it was found.
+	return c.o.own(c.o.cands), c.why
+}
+
+// simulateConsolidation is consolidate without the memo.
+func (d *decider) simulateConsolidation(cluster *scheduling.Cluster, set []*nodeState) (*outcome, string) {
 	o := d.simulate(cluster, set, nil, nil)
 	if !allSpot(set) || !d.leavesSpot(o) {
 		return o, d.check(o)
@@ -250,5 +263,14 @@ func namesKey(nodes []*nodeState) string {
 		names[i] = n.name
 	}
 	sort.Strings(names)
+	return strings.Join(names, ",")
+}
+
+// orderedNames names the nodes in their order: the order a set is simulated and priced in.
+func orderedNames(nodes []*nodeState) string {
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.name
+	}
 	return strings.Join(names, ",")
 }

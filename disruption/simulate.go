@@ -33,6 +33,15 @@ type outcome struct {
 	stranded string
 }
 
+// own returns a copy of the outcome with cands as its candidates and its own replacements,
+// sharing what nothing modifies (the plan, the moves and failures).
+func (o *outcome) own(cands []*nodeState) *outcome {
+	cp := *o
+	cp.cands = slices.Clone(cands)
+	cp.replacements = slices.Clone(o.replacements)
+	return &cp
+}
+
 func (o *outcome) allPlaced() bool {
 	return len(o.failed) == 0 && o.solveErr == "" && o.uninit == "" && o.stranded == ""
 }
@@ -127,6 +136,7 @@ func (d *decider) commit(o *outcome) error {
 		return fmt.Errorf("internal: committing %s: %w", namesKey(o.cands), err)
 	}
 	d.sim.workers = nil // clones of the cluster as it was
+	d.sim.consolidated.forget()
 	d.staying.settle(d, o)
 	replacement := map[int]bool{}
 	for i, nc := range o.plan.NodeClaims {

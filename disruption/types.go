@@ -35,6 +35,10 @@ type Input struct {
 	// Pools, when set, are NodePools prepared once by PreparePools, reused while they are
 	// this input's NodePools; see Pools.
 	Pools *Pools
+	// Memo, when set, carries the consolidations simulated by the last Decide given it to
+	// this one, reused while the cluster they were simulated on is unchanged; see Memo. It
+	// needs Pools.
+	Memo *Memo
 }
 
 // Node is a running node with the facts of the NodeClaim that launched it. Empty NodePool,

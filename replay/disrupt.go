@@ -74,7 +74,7 @@ func (s *sim) disrupt() error {
 		}
 		s.decidePools = pools
 	}
-	in.Pools = s.decidePools
+	in.Pools, in.Memo = s.decidePools, &s.decideMemo
 	decisions, err := disruption.Decide(in)
 	if err != nil {
 		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)

@@ -49,6 +49,9 @@ type sim struct {
 	drains      map[string]*drain
 	waiting     []*command
 
+	// decideMemo carries the consolidations one Decide simulated to the next.
+	decideMemo disruption.Memo
+
 	rest                       time.Time
 	timeline                   []Point
 	nodeSet                    int // counts launches and deletions

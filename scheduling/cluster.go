@@ -69,7 +69,28 @@ func Prepare(in Input) (*Cluster, error) {
 	return &Cluster{in: in, prep: prep}, nil
 }
 
-func prepare(in Input) (*prepared, error) {
+// PrepareReusing is Prepare, reusing the conversions prev made of the existing nodes in shares
+// with prev's input (the same ExistingNode values: input values are never modified) when both
+// are prepared with the same dimensions (from the same Pools). The Cluster is the one Prepare
+// makes; a caller preparing a slowly changing cluster again and again keeps its unchanged
+// nodes' ExistingNode values to skip converting them again.
+func PrepareReusing(in Input, prev *Cluster) (*Cluster, error) {
+	var reuse *prepared
+	if prev != nil {
+		reuse = prev.prep
+	}
+	prep, err := prepareReusing(in, reuse)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{in: in, prep: prep}, nil
+}
+
+func prepare(in Input) (*prepared, error) { return prepareReusing(in, nil) }
+
+// prepareReusing prepares in, taking the node conversions prev holds when its dimensions are
+// in's.
+func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 	dims := collectDims(in)
 	var daemons []*daemonset.Template
 	var pools []*poolState
@@ -83,9 +104,18 @@ func prepare(in Input) (*prepared, error) {
 		}
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{}}
+	if prev != nil && prev.dims != dims {
+		prev = nil // converted with other dimensions
+	}
 	for _, en := range in.ExistingNodes {
 		if en == nil || en.Node == nil || en.Node.Name == "" {
 			continue // newExistingNodes names the problem
+		}
+		if prev != nil {
+			if n, ok := prev.existing[en]; ok {
+				prep.existing[en] = n
+				continue
+			}
 		}
 		n, err := newExistingNode(en, dims, prep.runningRequests)
 		if err != nil {

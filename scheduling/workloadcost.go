@@ -2,12 +2,13 @@ package scheduling
 
 import (
 	"cmp"
-	resourcehelper "k8s.io/component-helpers/resource"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
@@ -156,12 +157,45 @@ func CostByWorkload(nodes []NodeCost) []WorkloadCost {
 	for i, n := range nodes {
 		claims[i] = NodeClaim{Price: n.Price, Allocatable: n.Allocatable}
 	}
+	var out []placedPod
 	return costByWorkload(claims, func(i int) []placedPod {
-		out := make([]placedPod, 0, len(nodes[i].Pods))
+		out = out[:0]
 		for _, p := range nodes[i].Pods {
-			r := resourcehelper.PodRequests(resources.WithDefaultRequests(p), resourcehelper.PodResourcesOptions{})
-			out = append(out, placedPod{pod: p, cpu: float64(r.Cpu().MilliValue()), memory: float64(r.Memory().MilliValue())})
+			cpu, memory := costRequests(p)
+			out = append(out, placedPod{pod: p, cpu: float64(cpu.MilliValue()), memory: float64(memory.MilliValue())})
 		}
 		return out
 	})
+}
+
+// costRequests is a pod's cpu and memory requests as resourcehelper.PodRequests counts them
+// with requests defaulted from limits (resources.WithDefaultRequests). A pod with nothing
+// but containers (no init containers, overhead or pod-level resources), the common case,
+// is summed here without the maps and copies those make, to the same quantities.
+func costRequests(p *corev1.Pod) (cpu, memory resource.Quantity) {
+	spec := &p.Spec
+	if len(spec.InitContainers) > 0 || spec.Overhead != nil || spec.Resources != nil {
+		r := resourcehelper.PodRequests(resources.WithDefaultRequests(p), resourcehelper.PodResourcesOptions{})
+		return r[corev1.ResourceCPU], r[corev1.ResourceMemory]
+	}
+	for i := range spec.Containers {
+		res := &spec.Containers[i].Resources
+		if q, ok := defaultedRequest(res, corev1.ResourceCPU); ok {
+			cpu.Add(q)
+		}
+		if q, ok := defaultedRequest(res, corev1.ResourceMemory); ok {
+			memory.Add(q)
+		}
+	}
+	return cpu, memory
+}
+
+// defaultedRequest is a container's request of a resource, or its limit when it requests none
+// (the API server's defaulting).
+func defaultedRequest(res *corev1.ResourceRequirements, name corev1.ResourceName) (resource.Quantity, bool) {
+	if q, ok := res.Requests[name]; ok {
+		return q, true
+	}
+	q, ok := res.Limits[name]
+	return q, ok
 }

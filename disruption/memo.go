@@ -1,0 +1,184 @@
+package disruption
+
+import (
+	"maps"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Memo carries what one Decide simulated to the next, for a caller that decides again and
+// again on a slowly changing cluster (a replay decides every 10 s). Give the same Memo as
+// Input.Memo to every Decide: when the cluster a decision simulates on is the one the last
+// decision simulated on, the consolidations that decision simulated before its first command
+// are not simulated again; and the nodes that did not change are not converted for the
+// scheduler again. Decisions are the same with or without a Memo.
+//
+// What a consolidation depends on is the whole simulation input: the scheduler places the
+// evicted pods on any node, and whether a pod fits, where it lands and what a replacement
+// costs can change with any other node's pods, the pending pods or the NodePools (a node that
+// frees room may take the pods that found none, a node that fills up may turn a move into a
+// replacement). So the Memo keeps a result only while all of that is unchanged: the prepared
+// NodePools (Input.Pools, which a Memo needs), the DaemonSets, namespaces and volume objects,
+// every node with its NodeClaim facts and pods, and the pending pods. A node's conversion
+// depends on that node alone (and the prepared NodePools' resources), so it is kept while
+// the node with its facts and pods is unchanged. Objects are matched by identity, as Pools
+// are: an object or slice given to Decide is never modified afterwards, a changed one is a
+// new value. The one exception is what a caller moving pods changes in place (a pod's
+// spec.nodeName, status phase and deletion timestamp), which the Memo compares too.
+// What a decision reads besides the simulations (the time, budgets, PodDisruptionBudgets,
+// consolidateAfter) is read again every time.
+//
+// The zero Memo is ready to use. A Memo is used by one Decide at a time.
+type Memo struct {
+	// state is the simulation input the results were found on; valid is set once it is.
+	state simulationState
+	valid bool
+	// consolidated are the consolidations of the last decision with that state, found before
+	// its first command; their candidates are that decision's nodeStates, rebound by name.
+	consolidated map[string]consolidation
+	// shown are the nodes as the last decision showed them to the scheduler, by name, with
+	// the facts the views were made from; cluster is that decision's, which holds the views'
+	// conversions. A node whose facts are unchanged is shown as the same value again, so
+	// preparing the next cluster skips converting it.
+	shown   map[string]shownNode
+	cluster *scheduling.Cluster
+}
+
+type shownNode struct {
+	facts *nodeFacts
+	view  *scheduling.ExistingNode
+}
+
+// simulationState is everything a consolidation's outcome depends on, held as the input gives
+// it (see Memo).
+type simulationState struct {
+	facts          *poolFacts
+	prepared       *scheduling.Pools
+	daemonSets     []*appsv1.DaemonSet
+	namespaces     []*corev1.Namespace
+	claims         []*corev1.PersistentVolumeClaim
+	volumes        []*corev1.PersistentVolume
+	storageClasses []*storagev1.StorageClass
+	nodes          []nodeFacts
+	pending        []podFacts
+}
+
+// nodeFacts is a node as the simulations see it: the objects, and what Decide derived from
+// its NodeClaim facts and the catalog.
+type nodeFacts struct {
+	node                                   *corev1.Node
+	pool, instanceType, zone, capacityType string
+	price                                  float64
+	initialized, disrupting                bool
+	volumeAttachLimits                     map[string]int
+	pods                                   []podFacts
+}
+
+// podFacts is a pod by identity, with the fields a caller moving pods changes in place.
+type podFacts struct {
+	pod      *corev1.Pod
+	nodeName string
+	phase    corev1.PodPhase
+	deleting bool
+}
+
+func factsOfPods(pods []*corev1.Pod) []podFacts {
+	out := make([]podFacts, len(pods))
+	for i, p := range pods {
+		out[i] = podFacts{pod: p, nodeName: p.Spec.NodeName, phase: p.Status.Phase, deleting: p.DeletionTimestamp != nil}
+	}
+	return out
+}
+
+// stateOf is the simulation state of a decision's input; ok is false when the NodePools
+// were not prepared by a Pools (their facts are then made anew, so they cannot be matched).
+func (d *decider) stateOf(in Input, prepared *scheduling.Pools) (simulationState, bool) {
+	if prepared == nil || in.Pools == nil || in.Pools.facts != d.poolFacts {
+		return simulationState{}, false
+	}
+	s := simulationState{
+		facts:          d.poolFacts,
+		prepared:       prepared,
+		daemonSets:     slices.Clone(in.DaemonSets),
+		namespaces:     slices.Clone(in.Namespaces),
+		claims:         slices.Clone(in.PersistentVolumeClaims),
+		volumes:        slices.Clone(in.PersistentVolumes),
+		storageClasses: slices.Clone(in.StorageClasses),
+		nodes:          make([]nodeFacts, len(d.nodes)),
+		pending:        factsOfPods(in.PendingPods),
+	}
+	for i, n := range d.nodes {
+		s.nodes[i] = nodeFacts{
+			node: n.in.Node, pool: n.poolName, instanceType: n.instanceType, zone: n.zone, capacityType: n.capacityType,
+			price: n.price, initialized: n.in.Initialized, disrupting: n.in.Disrupting,
+			volumeAttachLimits: n.in.VolumeAttachLimits, pods: factsOfPods(n.in.Pods),
+		}
+	}
+	return s, true
+}
+
+func (s *simulationState) equal(o *simulationState) bool {
+	return s.facts == o.facts && s.prepared == o.prepared &&
+		slices.Equal(s.daemonSets, o.daemonSets) && slices.Equal(s.namespaces, o.namespaces) &&
+		slices.Equal(s.claims, o.claims) && slices.Equal(s.volumes, o.volumes) &&
+		slices.Equal(s.storageClasses, o.storageClasses) && slices.Equal(s.pending, o.pending) &&
+		slices.EqualFunc(s.nodes, o.nodes, func(a, b nodeFacts) bool { return a.equal(&b) })
+}
+
+func (a *nodeFacts) equal(b *nodeFacts) bool {
+	return a.node == b.node && a.pool == b.pool && a.instanceType == b.instanceType && a.zone == b.zone &&
+		a.capacityType == b.capacityType && a.price == b.price && a.initialized == b.initialized &&
+		a.disrupting == b.disrupting && maps.Equal(a.volumeAttachLimits, b.volumeAttachLimits) &&
+		slices.Equal(a.pods, b.pods)
+}
+
+// views gives each node of the decision its view: the one the last decision showed when the
+// node's facts are unchanged (a view is made from them alone), else a new one. It returns the
+// last decision's cluster, whose conversions of those views the next one reuses.
+func (m *Memo) views(d *decider) *scheduling.Cluster {
+	for i, n := range d.nodes {
+		if was, ok := m.shown[n.name]; ok && was.facts.equal(&d.state.nodes[i]) {
+			n.view = was.view
+		} else {
+			n.view = view(n)
+		}
+	}
+	return m.cluster
+}
+
+// begin matches the memo to a decision's state: the consolidations it holds are kept when
+// the state is the one they were found on, and dropped otherwise. It returns those the
+// decision may reuse.
+func (m *Memo) begin(state simulationState) map[string]consolidation {
+	if !m.valid || !m.state.equal(&state) {
+		m.valid, m.state, m.consolidated = true, state, nil
+	}
+	return m.consolidated
+}
+
+// keep stores, for the next decision, what a decision begun on the memo's state found on it:
+// the consolidations it simulated before its first command, the views it showed and its
+// cluster.
+func (m *Memo) keep(d *decider) {
+	m.consolidated = d.sim.consolidated.foundOnInput()
+	m.shown = make(map[string]shownNode, len(d.nodes))
+	for i, n := range d.nodes {
+		m.shown[n.name] = shownNode{facts: &d.state.nodes[i], view: n.view}
+	}
+	m.cluster = d.sim.cluster
+}
+
+// rebind makes a remembered consolidation the current decision's: its candidates are the
+// decision's nodes of the same names (the state matched, so they are all there).
+func (d *decider) rebind(c consolidation) consolidation {
+	cands := make([]*nodeState, len(c.o.cands))
+	for i, n := range c.o.cands {
+		cands[i] = d.byName[n.name]
+	}
+	return consolidation{o: c.o.own(cands), why: c.why}
+}

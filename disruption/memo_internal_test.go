@@ -1,0 +1,78 @@
+package disruption
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/internal/testbuild"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// TestMemoReusesSimulations expects a Memo to hand a decision on an unchanged cluster the
+// consolidations the last decision simulated, not simulated again (the outcomes share their
+// plans), and to drop them when a pod changes, in place too.
+func TestMemoReusesSimulations(t *testing.T) {
+	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
+	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
+	node := func(name string, pods ...*corev1.Pod) *Node {
+		for _, p := range pods {
+			p.Spec.NodeName = name
+		}
+		return &Node{Node: testbuild.KarpenterNode(name, "default", medium, "test-zone-a", "on-demand"), Pods: pods,
+			NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
+			Created: now.Add(-24 * time.Hour), Initialized: true}
+	}
+	job := testbuild.Pod("job-1").CPU("2").Memory("1Gi").Obj()
+	in := Input{
+		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
+		Nodes: []*Node{
+			node("node-a", testbuild.Pod("web-1").CPU("1500m").Memory("1Gi").Obj()),
+			node("node-b", testbuild.Pod("api-1").CPU("1500m").Memory("1Gi").Obj(), job),
+		},
+		Now: now,
+	}
+	pools, err := PreparePools(in)
+	require.NoError(t, err)
+	memo := &Memo{}
+	in.Pools, in.Memo = pools, memo
+
+	decide := func() Decisions {
+		d, err := Decide(in)
+		require.NoError(t, err)
+		return d
+	}
+	first := decide()
+	require.Empty(t, first.Commands, "neither node's pods fit on the other")
+	found, shown := memo.consolidated, memo.shown
+	require.NotEmpty(t, found, "the simulated consolidations are kept")
+
+	in.Now = now.Add(time.Minute)
+	require.Equal(t, first.Commands, decide().Commands)
+	require.Equal(t, keysOf(found), keysOf(memo.consolidated))
+	for key, c := range memo.consolidated {
+		require.Same(t, &found[key].o.plan.Placements[0], &c.o.plan.Placements[0], "%s is reused, not simulated again", key)
+	}
+	for name, n := range memo.shown {
+		require.Same(t, shown[name].view, n.view, "node %s is shown as before", name)
+	}
+
+	job.Status.Phase = corev1.PodSucceeded // in place, as a replay finishes a pod
+	after := decide()
+	require.NotEmpty(t, after.Commands, "node-b's pods fit on node-a once the job is done")
+	again := 0
+	for key, c := range memo.consolidated {
+		if was, ok := found[key]; ok {
+			require.NotSame(t, &was.o.plan.Placements[0], &c.o.plan.Placements[0], "%s is simulated again", key)
+			again++
+		}
+	}
+	require.NotZero(t, again)
+	require.Same(t, shown["node-a"].view, memo.shown["node-a"].view, "node-a is unchanged")
+	require.NotSame(t, shown["node-b"].view, memo.shown["node-b"].view, "node-b's job finished")
+}
+
+func keysOf(m map[string]consolidation) []string { return sortedMapKeys(m) }
