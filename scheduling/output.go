@@ -3,10 +3,8 @@ package scheduling
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -277,7 +275,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		}
 		if v, ok := r.Any(); ok {
 			labels[k] = v
-		} else if v, ok := existenceValue(r); ok {
+		} else if v, ok := r.ExistenceValue(); ok {
 			labels[k] = v
 		}
 	}
@@ -336,30 +334,6 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", s.dims.Format(c.option.daemons)))
 	}
 	return nc, true
-}
-
-// existenceValue returns a value for a key a requirement needs on the node without naming
-// one (Exists, Gt, Lt): the smallest non-negative integer it allows, where Karpenter would
-// pick a random one.
-func existenceValue(r *requirements.Requirement) (string, bool) {
-	if (requirements.Requirements{r.Key: r}).Matches(nil) {
-		return "", false // the node may go without the label
-	}
-	start := int64(0)
-	for _, nsr := range r.NodeSelectorRequirements() {
-		if nsr.Operator != corev1.NodeSelectorOpGt || len(nsr.Values) != 1 {
-			continue
-		}
-		if n, err := strconv.ParseInt(nsr.Values[0], 10, 64); err == nil && n >= start && n < math.MaxInt64 {
-			start = n + 1
-		}
-	}
-	for i := start; i < start+1000 && i >= 0; i++ {
-		if v := strconv.FormatInt(i, 10); r.Has(v) {
-			return v, true
-		}
-	}
-	return "", false
 }
 
 // offeredOptions counts the node's options as its plan lists them (optionNames): those with an
