@@ -227,14 +227,7 @@ func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
 func (s *solver) launchableDomains() map[string][]string {
 	zones := map[string]bool{}
 	for _, pool := range s.pools {
-		zoneReq, constrained := pool.reqs[requirements.LabelTopologyZone]
-		for _, t := range pool.types {
-			for _, o := range t.Offerings {
-				if !constrained || zoneReq.Has(o.Zone) {
-					zones[o.Zone] = true
-				}
-			}
-		}
+		typeValues(zones, pool.types, requirements.LabelTopologyZone, pool.reqs[requirements.LabelTopologyZone])
 	}
 	if len(zones) == 0 {
 		return nil

@@ -271,30 +271,9 @@ func (c *topologyCluster) DaemonRuns(d *daemonset.Template, pool, typ int, reqs 
 func (c *topologyCluster) PoolValues(pool int, key string) []string {
 	p := c.pools[pool]
 	seen := map[string]bool{}
-	add := func(v string) {
-		if r, ok := p.reqs[key]; !ok || r.Has(v) {
-			seen[v] = true
-		}
-	}
-	for _, t := range p.types {
-		switch key {
-		case requirements.LabelTopologyZone:
-			for _, o := range t.Offerings {
-				add(o.Zone)
-			}
-		case requirements.LabelCapacityType:
-			for _, o := range t.Offerings {
-				add(o.CapacityType)
-			}
-		case requirements.LabelInstanceType:
-			add(t.it.Name)
-		default:
-			if v, ok := t.it.Labels[key]; ok {
-				add(v)
-			}
-		}
-	}
-	if r, ok := p.reqs[key]; ok && !r.IsComplement() {
+	r := p.reqs[key]
+	typeValues(seen, p.types, key, r)
+	if r != nil && !r.IsComplement() {
 		for _, v := range r.Values() {
 			seen[v] = true
 		}
