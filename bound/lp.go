@@ -271,8 +271,9 @@ func pivot(t [][]float64, basis []int, r, j, cols int) {
 	pr := t[r]
 	rhs := len(pr) - 1
 	inv := 1 / pr[j]
-	for k := range pr[:cols] {
-		pr[k] *= inv
+	head := pr[:cols]
+	for k := range head {
+		head[k] *= inv
 	}
 	pr[rhs] *= inv
 	for i := range t {
@@ -280,11 +281,11 @@ func pivot(t [][]float64, basis []int, r, j, cols int) {
 			continue
 		}
 		f := t[i][j]
-		row := t[i]
-		for k, x := range pr[:cols] {
+		row := t[i][:len(head)] // as long as head: no bounds check in the loop
+		for k, x := range head {
 			row[k] -= f * x
 		}
-		row[rhs] -= f * pr[rhs]
+		t[i][rhs] -= f * pr[rhs]
 	}
 	basis[r] = j
 }

@@ -68,12 +68,28 @@ type pattern struct {
 // node at its kind's Price, so it is 0 when reservations are in play, and also past
 // maxPatternItems groups of pods, or when some pod fits no kind (the plan leaves it out).
 func Patterns(in Input) float64 {
+	return patterns(in, 0)
+}
+
+// packingMargin is how far below another bound a packing must cost for patterns to skip the
+// column generation: far more than the LPs' rounding, which the pattern bound's own slack
+// already covers.
+const packingMargin = 1e-6
+
+// patterns is the pattern bound, or 0 when a packing of the pods (see packsBelow) costs
+// less than beat: the pattern bound is then below beat too, and Lower, which has beat from
+// the other bounds, needs no more.
+func patterns(in Input, beat float64) float64 {
 	if in.Reserved != nil || len(in.Pods) == 0 || len(in.Pods) > maxPatternItems {
 		return 0
 	}
 	items := make([]*patternItem, len(in.Pods))
 	for i, p := range in.Pods {
 		items[i] = &patternItem{requests: p.Requests, count: p.Count}
+	}
+	// Before the kinds are sorted out: when the check applies, that work is not needed.
+	if beat > 0 && packsBelow(in, items, beat/(1+packingMargin)) {
+		return 0
 	}
 	kinds := nodeKinds(in)
 	for i := range items {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // growthSlack bounds how much more a node may pay per copy of its contents when a pod makes
@@ -92,7 +93,7 @@ func (s *solver) aloneCost(p *podInfo) float64 {
 
 // growthAllowed is affordable for the options and requirements a join would leave.
 func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requirements.Requirements, p *podInfo) bool {
-	c, ok := cheapestChoice(options, reqs)
+	c, ok := n.cheapestAmong(options, reqs)
 	if !ok {
 		return false
 	}
@@ -101,9 +102,10 @@ func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requireme
 }
 
 // free is the room a pod can expect on the node: the most room among the options the node
-// may grow into with its current contents (see growsWell).
-func (n *newNode) free(fixed float64) resources.Vector {
-	f := make(resources.Vector, len(n.used))
+// may grow into with its current contents (see growsWell). It is written into f, which has
+// the node's dimensions.
+func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
+	clear(f)
 	if n.unbounded || len(n.byPrice) == 0 {
 		for _, t := range n.byPrice {
 			f.Max(t.room)
@@ -113,9 +115,13 @@ func (n *newNode) free(fixed float64) resources.Vector {
 	}
 	// growsWell with the current type's cost per copy worked out once, not once per type:
 	// this runs on every join, over every option.
-	// A room within what f already holds changes nothing and is not priced.
+	// A room within what f already holds changes nothing and is not priced. The dearest
+	// options, mostly the largest, come first: once one of them may be grown into, the
+	// cheaper ones mostly fit within it and cost a comparison each, not a price per copy.
+	// The maximum is the same in any order.
 	limit := growthSlack * copyCost(n.price+fixed, n.byPrice[0].room, n.used)
-	for i, t := range n.byPrice {
+	for i := len(n.byPrice) - 1; i >= 0; i-- {
+		t := n.byPrice[i]
 		if t.room.Fits(f) {
 			continue
 		}
@@ -125,4 +131,37 @@ func (n *newNode) free(fixed float64) resources.Vector {
 	}
 	f.Sub(n.used)
 	return f
+}
+
+// cheapestAmong is cheapestChoice(options, reqs) for options the node holds, read off the
+// node's price order when reqs are the node's own: the first of options there has the lowest
+// price, and only the options at that price are compared further (zone, capacity type, name),
+// instead of every option's offerings. Other requirements price the options anew.
+func (n *newNode) cheapestAmong(options []*typeOption, reqs requirements.Requirements) (choice, bool) {
+	if n.byPrice == nil || n.binPriced || len(reqs) != len(n.reqs) || !sameRequirements(reqs, n.reqs) {
+		return cheapestChoice(options, reqs)
+	}
+	in := n.pool.scratch // all false between uses
+	for _, t := range options {
+		in[t.index] = true
+	}
+	var best choice
+	found := false
+	f := typeindex.OfferingFilter(n.pool.typeIndex, reqs)
+	for i, t := range n.byPrice {
+		if !in[t.index] {
+			continue
+		}
+		if found && n.byPriceVal[i] != best.offering.Price {
+			break // the order is by price: the rest cost more
+		}
+		o := t.Offerings[f.CheapestOffering(&t.Type)]
+		if !found || choiceTieLess(t, o, best) {
+			best, found = choice{option: t, offering: o}, true
+		}
+	}
+	for _, t := range options {
+		in[t.index] = false
+	}
+	return best, found
 }

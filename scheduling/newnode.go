@@ -231,7 +231,9 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 		n.ownsOptions = true
 		n.options = c.options
 		n.maxRoom = maxRoom(n.options, s.dims)
-		n.pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
+		if n.pool.limits.Set() { // else Move does nothing
+			n.pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
+		}
 	}
 	if reqsChanged || optionsChanged {
 		n.orderByPrice(reqsChanged)
@@ -260,7 +262,9 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.reqs = reqs
 	n.options = options
 	n.maxRoom = maxRoom(n.options, s.dims)
-	pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
+	if pool.limits.Set() { // else Move does nothing
+		pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
+	}
 	pool.limits.TakeNode()
 	n.notes = best.notes
 	n.orderByPrice(true)
@@ -367,7 +371,7 @@ func (s *solver) emptyNode(pool *poolState) *newNode {
 		pool:     pool,
 		reqs:     reqs,
 		options:  pool.types,
-		maxRoom:  maxRoom(pool.types, s.dims),
+		maxRoom:  s.poolRoom(pool),
 		used:     make(resources.Vector, s.dims.Len()),
 		reserved: make(resources.Vector, s.dims.Len()+1),
 		ports:    append([]hostport.Port(nil), pool.daemonPorts...),
@@ -376,6 +380,16 @@ func (s *solver) emptyNode(pool *poolState) *newNode {
 		priceOrderCache: s.priceOrderCache,
 		unbounded:       s.karpenter != nil,
 	}
+}
+
+// poolRoom is maxRoom over every type of the pool, worked out once per pool.
+func (s *solver) poolRoom(pool *poolState) resources.Vector {
+	room, ok := s.poolRooms[pool]
+	if !ok {
+		room = maxRoom(pool.types, s.dims)
+		s.poolRooms[pool] = room
+	}
+	return room
 }
 
 // openStaticNodes plans the nodes static NodePools lack: replicas less their existing nodes,

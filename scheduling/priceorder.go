@@ -1,9 +1,9 @@
 package scheduling
 
 import (
+	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
@@ -18,28 +18,28 @@ type priceOrder struct {
 // priceOrderKey identifies a node's options (by content: nodes opened for different pods often
 // keep the same types) and requirements apart from its hostname.
 func priceOrderKey(n *newNode) string {
-	// FNV-1a over each option's index as 4 little-endian bytes, inlined: hash/fnv costs an
-	// interface call per option, and every new node and every narrowing asks for this key.
-	const offset64, prime64 = 14695981039346656037, 1099511628211
-	h := uint64(offset64)
+	return string(appendPriceOrderKey(nil, n))
+}
+
+// appendPriceOrderKey appends priceOrderKey to b: the number of the pool's types, the options
+// as a bitset over them (a bit per type, by index: exact, and cheaper than hashing every
+// option), then the requirements. A lookup with string(b) costs no string.
+func appendPriceOrderKey(b []byte, n *newNode) []byte {
+	types := len(n.pool.types)
+	b = strconv.AppendInt(b, int64(types), 10)
+	b = append(b, '/')
+	start := len(b)
+	b = append(b, make([]byte, (types+7)/8)...)
 	for _, t := range n.options {
-		for shift := 0; shift < 32; shift += 8 {
-			h ^= uint64(byte(t.index >> shift))
-			h *= prime64
-		}
+		b[start+t.index/8] |= 1 << (t.index % 8)
 	}
-	b := make([]byte, 0, 64)
-	b = strconv.AppendUint(b, h, 16)
-	b = append(b, '/')
-	b = strconv.AppendInt(b, int64(len(n.options)), 10)
-	b = append(b, '/')
-	b = append(b, requirementsKey(n.pool, n.reqs)...)
-	return string(b)
+	return appendRequirementsKey(b, n.pool, n.reqs)
 }
 
 // orderByPrice refreshes byPrice after the options or requirements changed. When only options
 // were dropped the order is kept and filtered; new requirements re-price every option.
 func (n *newNode) orderByPrice(reqsChanged bool) {
+	var keyBuf [512]byte
 	if !reqsChanged && n.byPrice != nil {
 		keep := n.pool.scratch
 		for _, t := range n.options {
@@ -62,7 +62,7 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 			keep[t.index] = false
 		}
 		n.byPrice, n.byPriceVal = types, vals
-	} else if cached, ok := n.priceOrderCache[priceOrderKey(n)]; ok {
+	} else if cached, ok := n.priceOrderCache[string(appendPriceOrderKey(keyBuf[:0], n))]; ok {
 		n.byPrice, n.byPriceVal = cached.types, cached.prices
 		n.ownsPriceOrder = false
 	} else {
@@ -83,7 +83,7 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 		for i, p := range all {
 			n.byPrice[i], n.byPriceVal[i] = p.t, p.price
 		}
-		n.priceOrderCache[priceOrderKey(n)] = priceOrder{n.byPrice, n.byPriceVal}
+		n.priceOrderCache[string(appendPriceOrderKey(keyBuf[:0], n))] = priceOrder{n.byPrice, n.byPriceVal}
 		n.ownsPriceOrder = false
 	}
 	n.price = 0
@@ -96,8 +96,9 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 // offering), cached by the requirements apart from the hostname, since many new nodes open
 // with the same requirements.
 func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) []*typeOption {
-	key := requirementsKey(pool, reqs)
-	if cached, ok := s.allowedCache[key]; ok {
+	var keyBuf [256]byte
+	key := appendRequirementsKey(keyBuf[:0], pool, reqs)
+	if cached, ok := s.allowedCache[string(key)]; ok {
 		return cached
 	}
 	var out []*typeOption
@@ -110,24 +111,46 @@ func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) [
 	if len(out) == len(pool.types) {
 		out = pool.types
 	}
-	s.allowedCache[key] = out
+	s.allowedCache[string(key)] = out
 	return out
 }
 
-// requirementsKey identifies a pool and a requirement set, hostname left out.
-func requirementsKey(pool *poolState, reqs requirements.Requirements) string {
-	keys := make([]string, 0, len(reqs))
+// appendRequirementsKey appends to b what identifies a pool and a requirement set, hostname
+// left out: the pool's name, then each requirement as String renders it, by key.
+func appendRequirementsKey(b []byte, pool *poolState, reqs requirements.Requirements) []byte {
+	var keyBuf [16]string
+	keys := keyBuf[:0]
 	for k := range reqs {
 		if k != requirements.LabelHostname {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString(pool.np.Name)
+	slices.Sort(keys)
+	b = append(b, pool.np.Name...)
 	for _, k := range keys {
-		b.WriteByte('|')
-		b.WriteString(reqs[k].String())
+		b = append(b, '|')
+		b = appendRequirement(b, reqs[k])
 	}
-	return b.String()
+	return b
+}
+
+// appendRequirement appends r.String() to b; the usual requirements, a set of values or
+// DoesNotExist, without String's formatting work (every new node and narrowing asks).
+func appendRequirement(b []byte, r *requirements.Requirement) []byte {
+	if r.IsComplement() || r.MinValues != nil {
+		return append(b, r.String()...)
+	}
+	b = append(b, r.Key...)
+	vals := r.Values()
+	if len(vals) == 0 {
+		return append(b, " DoesNotExist"...)
+	}
+	b = append(b, " In ["...)
+	for i, v := range vals {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, v...)
+	}
+	return append(b, ']')
 }

@@ -13,10 +13,10 @@ import (
 // that room could have held; it is paid for all the same.
 
 // snug is the room left in the node's cheapest option: what pods can take without raising the
-// node's price.
-func (n *newNode) snug() resources.Vector {
-	out := make(resources.Vector, len(n.used))
+// node's price. It is written into out, which has the node's dimensions.
+func (n *newNode) snug(out resources.Vector) resources.Vector {
 	if len(n.byPrice) == 0 {
+		clear(out)
 		return out
 	}
 	copy(out, n.byPrice[0].room)
@@ -28,14 +28,25 @@ func (n *newNode) snug() resources.Vector {
 
 // addFree indexes a node that just joined the plan.
 func (s *solver) addFree(n *newNode) {
-	s.newFree.Add(n.free(s.nodeCost))
-	s.snugFree.Add(n.snug())
+	room := s.roomScratch(n)
+	s.newFree.Add(n.free(s.nodeCost, room))
+	s.snugFree.Add(n.snug(room))
 }
 
 // updateFree indexes a node's room anew after it changed.
 func (s *solver) updateFree(n *newNode) {
-	s.newFree.Update(n.index, n.free(s.nodeCost))
-	s.snugFree.Update(n.index, n.snug())
+	room := s.roomScratch(n)
+	s.newFree.Update(n.index, n.free(s.nodeCost, room))
+	s.snugFree.Update(n.index, n.snug(room))
+}
+
+// roomScratch is a vector of the node's dimensions for free and snug: the indexes copy what
+// they are given.
+func (s *solver) roomScratch(n *newNode) resources.Vector {
+	if cap(s.room) < len(n.used) {
+		s.room = make(resources.Vector, len(n.used))
+	}
+	return s.room[:len(n.used)]
 }
 
 // placeSnug puts p on the first planned node with room for it at its price that p can join,

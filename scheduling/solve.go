@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,11 +34,16 @@ type solver struct {
 	// address, so pods needing that port skip them without trying each.
 	portTaken hostport.Taken
 	scratch   resources.Vector
+	// room holds a node's free room between free or snug and the index that copies it.
+	room resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
 	allowedCache    map[string][]*typeOption
 	optionsCache    map[string][]string
 	priceOrderCache map[string]priceOrder
-	altOrigin       []requirements.Requirements // the pod alternative behind each alts entry
+	// poolRooms memoises, per pool, the element-wise maximum room of its types: an empty
+	// node's maxRoom (shared, never written).
+	poolRooms map[*poolState]resources.Vector
+	altOrigin []requirements.Requirements // the pod alternative behind each alts entry
 	// existingFree and newFree index the free room of existing and new nodes.
 	existingFree, newFree *freeindex.Index
 	// snugFree indexes the room new nodes have left at their current price (snug).
@@ -154,7 +160,8 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
 	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, usedNames: map[string]bool{},
-		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{}}
+		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{},
+		poolRooms: map[*poolState]resources.Vector{}}
 	var err error
 	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims, prep); err != nil {
 		return nil, nil, nil, err
@@ -464,7 +471,7 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 // nextNodeName returns the next free <nodepool>-<n> name without taking it.
 func (s *solver) nextNodeName(pool *poolState) string {
 	for i := pool.nodeCount + 1; ; i++ {
-		name := fmt.Sprintf("%s-%d", pool.np.Name, i)
+		name := pool.np.Name + "-" + strconv.Itoa(i)
 		if !s.usedNames[name] {
 			return name
 		}
@@ -473,8 +480,8 @@ func (s *solver) nextNodeName(pool *poolState) string {
 
 func (s *solver) claimNodeName(pool *poolState, name string) {
 	s.usedNames[name] = true
-	var n int
-	fmt.Sscanf(strings.TrimPrefix(name, pool.np.Name+"-"), "%d", &n)
+	// The name is nextNodeName's: the pool's name, a dash and a number.
+	n, _ := strconv.Atoi(strings.TrimPrefix(name, pool.np.Name+"-"))
 	pool.nodeCount = n
 }
 

@@ -69,6 +69,7 @@ func New(n int, at func(i int) *Type) *Index {
 	ix := &Index{words: (n + 63) / 64, keys: map[string]*keyIndex{}}
 	zones, capacityTypes := map[string]bool{}, map[string]bool{}
 	byKey := map[string]map[string]*typeClass{}
+	var id []byte // a class's name (appendClassID), looked up without a string
 	for pos := range n {
 		t := at(pos)
 		t.pos = pos
@@ -82,13 +83,11 @@ func New(n int, at func(i int) *Type) *Index {
 				classes = map[string]*typeClass{}
 				byKey[k] = classes
 			}
-			// Type requirements come from labels and offerings (In, DoesNotExist): no bounds,
-			// so the rendering identifies the requirement.
-			id := r.String()
-			c := classes[id]
+			id = appendClassID(id[:0], r)
+			c := classes[string(id)]
 			if c == nil {
 				c = &typeClass{req: r, types: make([]uint64, ix.words)}
-				classes[id] = c
+				classes[string(id)] = c
 			}
 			c.types[pos/64] |= 1 << (pos % 64)
 		}
@@ -138,6 +137,21 @@ func New(n int, at func(i int) *Type) *Index {
 		}
 	}
 	return ix
+}
+
+// appendClassID appends to b what identifies a type's requirement among those on its key.
+// Type requirements come from labels and offerings (In, DoesNotExist): no bounds, so the
+// rendering identifies the requirement. The usual one, a single label value, is rendered here
+// as String renders it, without String's formatting work (hundreds of types, a dozen keys
+// each, per NodePool).
+func appendClassID(b []byte, r *requirements.Requirement) []byte {
+	if vals := r.Values(); len(vals) == 1 && r.MinValues == nil && r.Operator() == corev1.NodeSelectorOpIn {
+		b = append(b, r.Key...)
+		b = append(b, " In ["...)
+		b = append(b, vals[0]...)
+		return append(b, ']')
+	}
+	return append(b, r.String()...)
 }
 
 // Index is the index t belongs to, nil before New.

@@ -88,8 +88,14 @@ func TestMatchesKarpenter(t *testing.T) {
 // BenchmarkVersusKarpenter reports, per workload of Karpenter's benchmark, nodes and $/h of
 // Karpenter's scheduler, of the karpenter strategy and of the cheapest strategy (with its
 // lower bound). go test -run XXX -bench VersusKarpenter -benchtime 1x ./karpentercmp
+// KARPENTERCMP_20K=1 adds the diverse workload at 20,000 pods, where Karpenter alone takes
+// minutes.
 func BenchmarkVersusKarpenter(b *testing.B) {
-	for _, c := range []workloadCase{diverseCase(1000, 1), diverseCase(5000, 1), preferencesCase(4000, 1)} {
+	cases := []workloadCase{diverseCase(1000, 1), diverseCase(5000, 1), preferencesCase(4000, 1)}
+	if os.Getenv("KARPENTERCMP_20K") != "" {
+		cases = append(cases, diverseCase(20000, 1))
+	}
+	for _, c := range cases {
 		pods := c.pods(newGenerator(c.seed))
 		b.Run(c.name+"/karpenter", func(b *testing.B) {
 			var o outcome

@@ -1,0 +1,28 @@
+package typeindex
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// TestClassIDIsString checks that appendClassID names a requirement as its String does, so that
+// the index's classes and their order are those of the requirements' renderings.
+func TestClassIDIsString(t *testing.T) {
+	two := 2
+	for _, r := range []*requirements.Requirement{
+		requirements.New("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, "m5.large"),
+		requirements.New("kubernetes.io/arch", corev1.NodeSelectorOpIn, "arm64", "amd64"),
+		requirements.New("karpenter.k8s.aws/instance-gpu-name", corev1.NodeSelectorOpDoesNotExist),
+		requirements.New("topology.kubernetes.io/zone", corev1.NodeSelectorOpNotIn, "zone-a"),
+		requirements.New("karpenter.k8s.aws/instance-cpu", corev1.NodeSelectorOpGt, "4"),
+		requirements.New("example.com/any", corev1.NodeSelectorOpExists),
+		requirements.NewWithMinValues("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, &two, "m5.large"),
+	} {
+		if got, want := string(appendClassID([]byte("x"), r)), "x"+r.String(); got != want {
+			t.Errorf("appendClassID = %q, want %q", got, want)
+		}
+	}
+}
