@@ -117,7 +117,7 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		initialized: en.Initialized,
 		labels:      labels,
 		reqs:        requirements.FromLabels(labels),
-		taints:      startingTaints(en),
+		taints:      taints.Starting(en.Node.Spec.Taints, en.Initialized),
 		capacity:    dims.Vector(capacity),
 		allocatable: dims.Vector(alloc),
 		used:        make(resources.Vector, dims.Len()),
@@ -157,15 +157,6 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		n.allocatable = make(resources.Vector, dims.Len())
 	}
 	return n, nil
-}
-
-// startingTaints returns the node's taints, without the ephemeral ones while it is not yet
-// initialized. (Its NodePool's startup taints are dropped when the NodePools are prepared.)
-func startingTaints(en *ExistingNode) []corev1.Taint {
-	if en.Initialized {
-		return en.Node.Spec.Taints
-	}
-	return taints.WithoutEphemeral(en.Node.Spec.Taints)
 }
 
 func isTerminal(pod *corev1.Pod) bool {

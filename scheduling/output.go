@@ -77,16 +77,6 @@ func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
 	return -1
 }
 
-// regionOf returns the region a node lands in: the requirement or type label when set, else
-// the cloud convention of a zone named <region><letter>.
-func regionOf(labels map[string]string, zone string) string {
-	if r, ok := labels[requirements.LabelTopologyRegion]; ok {
-		return r
-	}
-	region, _ := instancetype.ZoneRegion(zone)
-	return region
-}
-
 // plan renders the solver state as a Plan.
 func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out := Plan{NodeClaims: []NodeClaim{}, ExistingNodes: []ExistingPlacement{}, Unschedulable: []Unschedulable{}}
@@ -284,7 +274,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 			labels[LabelCapacityReservationType] = c.offering.ReservationType
 		}
 	}
-	if region := regionOf(labels, c.offering.Zone); region != "" {
+	if region := instancetype.NodeRegion(labels, c.offering.Zone); region != "" {
 		labels[requirements.LabelTopologyRegion] = region
 	}
 	if _, ok := labels[requirements.LabelOS]; !ok {

@@ -6,5 +6,5 @@
 //	}
 //
 // It also holds the taint lists the solver trims: a starting node's ephemeral taints
-// (WithoutEphemeral), a NodePool's startup taints (Without).
+// (Starting), a NodePool's startup taints (Without).
 package taints

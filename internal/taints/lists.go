@@ -16,8 +16,14 @@ var ephemeral = []corev1.Taint{
 	{Key: "karpenter.sh/unregistered", Effect: corev1.TaintEffectNoExecute},
 }
 
-// WithoutEphemeral returns taints less those a starting node carries until it is ready.
-func WithoutEphemeral(taints []corev1.Taint) []corev1.Taint { return Without(taints, ephemeral) }
+// Starting returns a node's taints, without those a starting node carries until it is ready
+// while it is not yet initialized.
+func Starting(taints []corev1.Taint, initialized bool) []corev1.Taint {
+	if initialized {
+		return taints
+	}
+	return Without(taints, ephemeral)
+}
 
 // Without returns taints less those matching (key and effect) one of drop, in a new slice (nil
 // when none is left).

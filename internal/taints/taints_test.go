@@ -43,7 +43,8 @@ func TestWithoutAndString(t *testing.T) {
 		name      string
 		got, want []corev1.Taint
 	}{
-		{"ephemeral dropped", WithoutEphemeral([]corev1.Taint{notReady, gpu}), []corev1.Taint{gpu}},
+		{"ephemeral dropped while starting", Starting([]corev1.Taint{notReady, gpu}, false), []corev1.Taint{gpu}},
+		{"kept once initialized", Starting([]corev1.Taint{notReady, gpu}, true), []corev1.Taint{notReady, gpu}},
 		{"key and effect match, value ignored", Without([]corev1.Taint{gpu, gpuExec}, []corev1.Taint{{Key: "gpu", Effect: corev1.TaintEffectNoSchedule}}), []corev1.Taint{gpuExec}},
 		{"none left is nil", Without([]corev1.Taint{notReady}, []corev1.Taint{notReady}), nil},
 		{"copy of none is nil", Copy([]corev1.Taint{}), nil},
