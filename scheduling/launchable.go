@@ -14,14 +14,7 @@ import (
 func launchableDomains(pools []*poolState) map[string][]string {
 	zones := map[string]bool{}
 	for _, pool := range pools {
-		zoneReq, constrained := pool.reqs[requirements.LabelTopologyZone]
-		for _, t := range pool.types {
-			for _, o := range t.Offerings {
-				if !constrained || zoneReq.Has(o.Zone) {
-					zones[o.Zone] = true
-				}
-			}
-		}
+		typeValues(zones, pool.types, requirements.LabelTopologyZone, pool.reqs[requirements.LabelTopologyZone])
 	}
 	if len(zones) == 0 {
 		return nil
