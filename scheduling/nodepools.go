@@ -232,15 +232,15 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	if poolReqs.Conflict(reqs) != "" {
 		return nil
 	}
-	offerings := withoutUnaskedReservations(it.CompatibleOfferings(poolReqs), poolReqs)
+	offerings := poolOfferings(it, poolReqs)
 	if len(offerings) == 0 {
 		return nil
 	}
-	sort.SliceStable(offerings, func(i, j int) bool { return offeringLess(offerings[i], offerings[j]) })
+	slices.SortStableFunc(offerings, compareOfferings)
 	return &typeOption{
 		Type:     typeindex.Type{Reqs: reqs, Offerings: offerings},
 		it:       it,
-		room:     dims.Vector(it.Allocatable()),
+		room:     allocatableRoom(it, dims),
 		capacity: dims.Vector(it.Capacity),
 		daemons:  make(resources.Vector, dims.Len()),
 		cheapest: offerings[0].Price,
@@ -286,6 +286,18 @@ func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOptio
 	}
 	p.compatible[key.String()] = out
 	return out
+}
+
+// compareOfferings orders offerings as offeringLess does, for slices.SortStableFunc (which,
+// unlike sort.SliceStable, does not allocate).
+func compareOfferings(a, b instancetype.Offering) int {
+	switch {
+	case offeringLess(a, b):
+		return -1
+	case offeringLess(b, a):
+		return 1
+	}
+	return 0
 }
 
 func offeringLess(a, b instancetype.Offering) bool {
@@ -342,19 +354,46 @@ func poolDaemonPorts(p *poolState, daemons []*daemonset.Template) []hostport.Por
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-// withoutUnaskedReservations drops reserved offerings unless the NodePool names the reserved
-// capacity type in its requirements: Karpenter launches into capacity reservations only for
-// NodePools that ask for them.
-func withoutUnaskedReservations(offerings []instancetype.Offering, poolReqs requirements.Requirements) []instancetype.Offering {
+// poolOfferings returns the type's available offerings the pool's requirements allow, in one
+// slice of at most len(it.Offerings): it.CompatibleOfferings without the reserved offerings of
+// a pool that does not name the reserved capacity type in its requirements (Karpenter
+// launches into capacity reservations only for NodePools that ask for them).
+func poolOfferings(it *instancetype.InstanceType, poolReqs requirements.Requirements) []instancetype.Offering {
 	r, ok := poolReqs[requirements.LabelCapacityType]
-	if ok && !r.IsComplement() && r.Has(instancetype.CapacityTypeReserved) {
-		return offerings
-	}
-	out := offerings[:0:0]
-	for _, o := range offerings {
-		if o.CapacityType != instancetype.CapacityTypeReserved {
-			out = append(out, o)
+	reservations := ok && !r.IsComplement() && r.Has(instancetype.CapacityTypeReserved)
+	var out []instancetype.Offering
+	for _, o := range it.Offerings {
+		if !o.Available || !instancetype.OfferingAllowed(o, poolReqs) || (o.CapacityType == instancetype.CapacityTypeReserved && !reservations) {
+			continue
 		}
+		if out == nil {
+			out = make([]instancetype.Offering, 0, len(it.Offerings))
+		}
+		out = append(out, o)
 	}
 	return out
+}
+
+// allocatableRoom is dims.Vector(it.Allocatable()) without the two resource lists Allocatable
+// builds for every type: per dimension, the capacity less each overhead, at least zero. The
+// quantities are subtracted exactly, so the milli-units are Allocatable's.
+func allocatableRoom(it *instancetype.InstanceType, dims *resources.Dims) resources.Vector {
+	room := make(resources.Vector, dims.Len())
+	overheads := [...]corev1.ResourceList{it.Overhead.KubeReserved, it.Overhead.SystemReserved, it.Overhead.EvictionThreshold}
+	for name, q := range it.Capacity {
+		i, ok := dims.Index(name)
+		if !ok {
+			continue
+		}
+		a := q.DeepCopy()
+		for _, l := range overheads {
+			if o, ok := l[name]; ok {
+				a.Sub(o)
+			}
+		}
+		if a.Sign() > 0 {
+			room[i] = a.MilliValue()
+		}
+	}
+	return room
 }
