@@ -176,27 +176,23 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemonset
 			}
 		}
 	}
+	// The options and their vectors are built in blocks, not one allocation each.
+	block := make([]typeOption, 0, len(np.InstanceTypes))
+	vectors := make(resources.Vector, 3*len(np.InstanceTypes)*dims.Len())
 	for _, it := range np.InstanceTypes {
 		if it == nil {
 			continue
 		}
-		t := newTypeOption(it, p.reqs, typeKeys, dims)
-		if t == nil {
+		t, ok := newTypeOption(it, p.reqs, typeKeys, dims, vectors)
+		if !ok {
 			continue
 		}
-		p.applyDaemons(t, daemons, dims)
-		p.types = append(p.types, t)
+		vectors = vectors[3*dims.Len():]
+		p.applyDaemons(&t, daemons, dims)
+		block = append(block, t)
 	}
-	sort.SliceStable(p.types, func(i, j int) bool {
-		if p.types[i].cheapest != p.types[j].cheapest {
-			return p.types[i].cheapest < p.types[j].cheapest
-		}
-		return p.types[i].it.Name < p.types[j].it.Name
-	})
-	p.types = packTypes(p.types, dims.Len())
-	for i, t := range p.types {
-		t.index = i
-	}
+	slices.SortStableFunc(block, compareTypeOptions)
+	p.types = packTypes(block, dims.Len())
 	p.typeIndex = typeindex.New(len(p.types), func(i int) *typeindex.Type { return &p.types[i].Type })
 	p.daemonPorts = poolDaemonPorts(p, daemons)
 	l, err := limits.New(np.Limits, dims)
@@ -216,7 +212,9 @@ func hasPositive(np *NodePool, key string) bool {
 	return false
 }
 
-func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirements, typeKeys map[string]bool, dims *resources.Dims) *typeOption {
+// newTypeOption makes the pool's option of it, its room, capacity and daemons vectors the
+// first three dims.Len() of vectors; false when the pool cannot launch it.
+func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirements, typeKeys map[string]bool, dims *resources.Dims, vectors resources.Vector) (typeOption, bool) {
 	reqs := it.Requirements()
 	for k := range typeKeys {
 		if _, has := reqs[k]; !has {
@@ -230,36 +228,57 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 		}
 	}
 	if poolReqs.Conflict(reqs) != "" {
-		return nil
+		return typeOption{}, false
 	}
 	offerings := poolOfferings(it, poolReqs)
 	if len(offerings) == 0 {
-		return nil
+		return typeOption{}, false
 	}
 	slices.SortStableFunc(offerings, compareOfferings)
-	return &typeOption{
+	d := dims.Len()
+	room, capacity, daemons := vectors[:d:d], vectors[d:2*d:2*d], vectors[2*d:3*d:3*d]
+	allocatableRoom(room, it, dims)
+	dims.Fill(capacity, it.Capacity)
+	return typeOption{
 		Type:     typeindex.Type{Reqs: reqs, Offerings: offerings},
 		it:       it,
-		room:     allocatableRoom(it, dims),
-		capacity: dims.Vector(it.Capacity),
-		daemons:  make(resources.Vector, dims.Len()),
+		room:     room,
+		capacity: capacity,
+		daemons:  daemons,
 		cheapest: offerings[0].Price,
-	}
+	}, true
 }
 
-// packTypes moves the types, and their rooms, into one array each, in order: the solver scans
-// every option's room for every pod it places, and contiguous rooms keep that scan in cache
-// rather than chasing a pointer per type.
-func packTypes(types []*typeOption, dims int) []*typeOption {
-	block := make([]typeOption, len(types))
-	rooms := make(resources.Vector, len(types)*dims)
-	out := make([]*typeOption, len(types))
-	for i, t := range types {
-		block[i] = *t
+// compareTypeOptions orders a pool's options cheapest first, ties by name.
+func compareTypeOptions(a, b typeOption) int {
+	switch {
+	case typeOptionLess(&a, &b):
+		return -1
+	case typeOptionLess(&b, &a):
+		return 1
+	}
+	return 0
+}
+
+func typeOptionLess(a, b *typeOption) bool {
+	if a.cheapest != b.cheapest {
+		return a.cheapest < b.cheapest
+	}
+	return a.it.Name < b.it.Name
+}
+
+// packTypes numbers the options in order and moves their rooms into one array, in that
+// order: the solver scans every option's room for every pod it places, and contiguous rooms
+// keep that scan in cache.
+func packTypes(block []typeOption, dims int) []*typeOption {
+	rooms := make(resources.Vector, len(block)*dims)
+	out := make([]*typeOption, len(block))
+	for i := range block {
+		t := &block[i]
 		room := rooms[i*dims : (i+1)*dims : (i+1)*dims]
 		copy(room, t.room)
-		block[i].room = room
-		out[i] = &block[i]
+		t.room, t.index = room, i
+		out[i] = t
 	}
 	return out
 }
@@ -374,11 +393,11 @@ func poolOfferings(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	return out
 }
 
-// allocatableRoom is dims.Vector(it.Allocatable()) without the two resource lists Allocatable
-// builds for every type: per dimension, the capacity less each overhead, at least zero. The
-// quantities are subtracted exactly, so the milli-units are Allocatable's.
-func allocatableRoom(it *instancetype.InstanceType, dims *resources.Dims) resources.Vector {
-	room := make(resources.Vector, dims.Len())
+// allocatableRoom writes dims.Vector(it.Allocatable()) into room without the two resource
+// lists Allocatable builds for every type: per dimension, the capacity less each overhead, at
+// least zero. The quantities are subtracted exactly, so the milli-units are Allocatable's.
+func allocatableRoom(room resources.Vector, it *instancetype.InstanceType, dims *resources.Dims) {
+	clear(room)
 	overheads := [...]corev1.ResourceList{it.Overhead.KubeReserved, it.Overhead.SystemReserved, it.Overhead.EvictionThreshold}
 	for name, q := range it.Capacity {
 		i, ok := dims.Index(name)
@@ -395,5 +414,4 @@ func allocatableRoom(it *instancetype.InstanceType, dims *resources.Dims) resour
 			room[i] = a.MilliValue()
 		}
 	}
-	return room
 }

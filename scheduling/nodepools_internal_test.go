@@ -61,7 +61,9 @@ func TestAllocatableRoomIsAllocatable(t *testing.T) {
 		resources.NewDims(corev1.ResourceList{"example.com/gpu": q("1"), "nvidia.com/gpu": q("1")}),
 	} {
 		for _, it := range types {
-			got, want := allocatableRoom(it, dims), dims.Vector(it.Allocatable())
+			got, want := make(resources.Vector, dims.Len()), dims.Vector(it.Allocatable())
+			got[0] = 1 // overwritten
+			allocatableRoom(got, it, dims)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s over %d dimensions: allocatableRoom = %v, dims.Vector(Allocatable()) = %v", it.Name, dims.Len(), got, want)
 			}
