@@ -99,7 +99,7 @@ func (s *builder) define(doc *document, kind string, meta *metav1.ObjectMeta) er
 		meta.Name = meta.GenerateName + strconv.Itoa(doc.index)
 		doc.name = meta.Name
 	}
-	if err := validateName(doc, kind, meta); err != nil {
+	if err := s.v.name(doc, kind, meta); err != nil {
 		return err
 	}
 	if err := s.v.metadata(doc, "metadata", meta); err != nil {

@@ -205,24 +205,32 @@ func expandItem(doc *document, apiVersion, kind string, w *warnings) ([]*documen
 		w.add(fmt.Sprintf("%s: not an object (a Kubernetes object is a mapping with apiVersion and kind), skipped", doc.where()))
 		return nil, nil
 	}
-	var h header
-	if err := json.Unmarshal(doc.raw, &h); err != nil {
-		// Name what can be named before reporting the bad field.
-		var k struct{ APIVersion, Kind any }
-		_ = json.Unmarshal(doc.raw, &k)
-		if s, ok := k.Kind.(string); ok {
-			doc.kind = s
+	h, items, fast := readHeader(doc.raw)
+	if !fast {
+		if err := json.Unmarshal(doc.raw, &h); err != nil {
+			// Name what can be named before reporting the bad field.
+			var k struct{ APIVersion, Kind any }
+			_ = json.Unmarshal(doc.raw, &k)
+			if s, ok := k.Kind.(string); ok {
+				doc.kind = s
+			}
+			field, msg := locateError(doc.raw, &h)
+			return nil, doc.errorf(field, "%s", msg)
 		}
-		field, msg := locateError(doc.raw, &h)
-		return nil, doc.errorf(field, "%s", msg)
 	}
 	doc.apiVersion, doc.kind = cmpOr(h.APIVersion, apiVersion), cmpOr(h.Kind, kind)
 	doc.namespace, doc.name = h.Metadata.Namespace, h.Metadata.Name
 	if doc.item == 0 && isList(doc.apiVersion, doc.kind) {
-		var l listItems
-		if err := json.Unmarshal(doc.raw, &l); err != nil {
-			field, msg := locateError(doc.raw, &l)
-			return nil, doc.errorf(field, "%s", msg)
+		if !fast {
+			var l listItems
+			if err := json.Unmarshal(doc.raw, &l); err != nil {
+				field, msg := locateError(doc.raw, &l)
+				return nil, doc.errorf(field, "%s", msg)
+			}
+			items = make([][]byte, len(l.Items))
+			for i, item := range l.Items {
+				items[i] = item
+			}
 		}
 		itemKind := strings.TrimSuffix(doc.kind, "List")
 		itemAPIVersion := doc.apiVersion
@@ -230,7 +238,7 @@ func expandItem(doc *document, apiVersion, kind string, w *warnings) ([]*documen
 			itemAPIVersion = "" // a plain List: each item says what it is
 		}
 		var docs []*document
-		for i, item := range l.Items {
+		for i, item := range items {
 			ds, err := expandItem(&document{source: doc.source, index: doc.index, item: i + 1, line: doc.line, raw: bytes.TrimSpace(item)}, itemAPIVersion, itemKind, w)
 			if err != nil {
 				return nil, err

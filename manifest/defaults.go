@@ -28,22 +28,30 @@ func defaultPodSpec(doc *document, field string, spec *corev1.PodSpec) error {
 		return doc.errorf(field+".containers", "a pod needs at least one container")
 	}
 	for i := range spec.InitContainers {
-		if err := defaultResources(doc, fmt.Sprintf("%s.initContainers[%d].resources", field, i), &spec.InitContainers[i].Resources); err != nil {
+		if err := defaultResources(doc, resourcesField{field, "initContainers", i}, &spec.InitContainers[i].Resources); err != nil {
 			return err
 		}
 	}
 	for i := range spec.Containers {
-		if err := defaultResources(doc, fmt.Sprintf("%s.containers[%d].resources", field, i), &spec.Containers[i].Resources); err != nil {
+		if err := defaultResources(doc, resourcesField{field, "containers", i}, &spec.Containers[i].Resources); err != nil {
 			return err
 		}
 	}
 	if spec.Resources != nil {
-		if err := defaultResources(doc, field+".resources", spec.Resources); err != nil {
+		if err := defaultResources(doc, resourcesField{spec: field}, spec.Resources); err != nil {
 			return err
 		}
 	}
 	if name, err := resources.CheckList(spec.Overhead); err != nil {
 		return doc.errorf(joinKey(field+".overhead", string(name)), "%v", err)
+	}
+	// Each list passed CheckList: a sum of one list passes too.
+	lists := min(1, len(spec.Overhead))
+	for i := range spec.Containers {
+		lists += min(1, len(spec.Containers[i].Resources.Requests))
+	}
+	if lists <= 1 {
+		return nil
 	}
 	requests := make([]corev1.ResourceList, len(spec.Containers))
 	for i := range spec.Containers {
@@ -55,17 +63,44 @@ func defaultPodSpec(doc *document, field string, spec *corev1.PodSpec) error {
 	return nil
 }
 
-func defaultResources(doc *document, field string, r *corev1.ResourceRequirements) error {
+// resourcesField is the path of a container's resources in a document, worked out only for a
+// message: "spec.containers[2].resources", or "spec.resources" without list.
+type resourcesField struct {
+	spec, list string
+	index      int
+}
+
+func (f resourcesField) String() string {
+	if f.list == "" {
+		return f.spec + ".resources"
+	}
+	return fmt.Sprintf("%s.%s[%d].resources", f.spec, f.list, f.index)
+}
+
+func defaultResources(doc *document, field resourcesField, r *corev1.ResourceRequirements) error {
 	if name, err := resources.CheckList(r.Limits); err != nil {
-		return doc.errorf(joinKey(field+".limits", string(name)), "%v", err)
+		return doc.errorf(joinKey(field.String()+".limits", string(name)), "%v", err)
 	}
 	if name, err := resources.CheckList(r.Requests); err != nil {
-		return doc.errorf(joinKey(field+".requests", string(name)), "%v", err)
+		return doc.errorf(joinKey(field.String()+".requests", string(name)), "%v", err)
 	}
+	if resourcesValid(r) {
+		// The common case: limits become the missing requests, in any order.
+		for name, limit := range r.Limits {
+			if _, ok := r.Requests[name]; !ok {
+				if r.Requests == nil {
+					r.Requests = corev1.ResourceList{}
+				}
+				r.Requests[name] = limit.DeepCopy()
+			}
+		}
+		return nil
+	}
+	// Report the first problem in name order.
 	for _, name := range slices.Sorted(maps.Keys(r.Limits)) {
 		limit := r.Limits[name]
 		if limit.Sign() < 0 {
-			return doc.errorf(joinKey(field+".limits", string(name)), "must not be negative, got %s", limit.String())
+			return doc.errorf(joinKey(field.String()+".limits", string(name)), "must not be negative, got %s", limit.String())
 		}
 		if _, ok := r.Requests[name]; !ok {
 			if r.Requests == nil {
@@ -77,13 +112,32 @@ func defaultResources(doc *document, field string, r *corev1.ResourceRequirement
 	for _, name := range slices.Sorted(maps.Keys(r.Requests)) {
 		request := r.Requests[name]
 		if request.Sign() < 0 {
-			return doc.errorf(joinKey(field+".requests", string(name)), "must not be negative, got %s", request.String())
+			return doc.errorf(joinKey(field.String()+".requests", string(name)), "must not be negative, got %s", request.String())
 		}
 		if limit, ok := r.Limits[name]; ok && request.Cmp(limit) > 0 {
-			return doc.errorf(joinKey(field+".requests", string(name)), "request %s is more than the limit %s", request.String(), limit.String())
+			return doc.errorf(joinKey(field.String()+".requests", string(name)), "request %s is more than the limit %s", request.String(), limit.String())
 		}
 	}
 	return nil
+}
+
+// resourcesValid reports whether no limit or request is negative and no request is above its
+// limit (a request defaulted from its limit is neither).
+func resourcesValid(r *corev1.ResourceRequirements) bool {
+	for _, limit := range r.Limits {
+		if limit.Sign() < 0 {
+			return false
+		}
+	}
+	for name, request := range r.Requests {
+		if request.Sign() < 0 {
+			return false
+		}
+		if limit, ok := r.Limits[name]; ok && request.Cmp(limit) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // ephemeralClaims adds the claim each generic ephemeral volume of a pending pod creates

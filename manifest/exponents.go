@@ -14,10 +14,12 @@ import (
 // takes hours; nothing a Kubernetes object holds needs an exponent past a few dozen.
 const maxExponent = 1000
 
-// exponentHint reports whether text may hold a large exponent: a digit or '.', then 'e' or
-// 'E', an optional sign and four digits. Most documents have none and are not walked at all
-// (hex digests do match, and are then walked and let through). A loop, not a regular
-// expression: the expression, which has no literal to look for, took a twelfth of loading.
+// exponentHint reports whether text may hold a large exponent: a whole JSON string or
+// number of digits and '.', an optional sign, then 'e' or 'E', an optional sign and four
+// digits or more. Most documents have none and are not walked at all; ids and digests
+// ("7e5e2912-69ab-…") have such an 'e' inside a longer word, which is not a whole value. A
+// loop, not a regular expression: the expression, which has no literal to look for, took a
+// twelfth of loading.
 func exponentHint(text []byte) bool {
 	for i := 1; i < len(text); i++ {
 		if c := text[i]; c != 'e' && c != 'E' {
@@ -31,14 +33,32 @@ func exponentHint(text []byte) bool {
 			j++
 		}
 		digits := 0
-		for ; j < len(text) && digits < 4 && text[j] >= '0' && text[j] <= '9'; j++ {
+		for ; j < len(text) && text[j] >= '0' && text[j] <= '9'; j++ {
 			digits++
 		}
-		if digits == 4 {
+		if digits >= 4 && (j == len(text) || valueEnds(text[j])) && mantissaStartsValue(text[:i]) {
 			return true
 		}
 	}
 	return false
+}
+
+// mantissaStartsValue reports whether text ends with digits and '.', and an optional sign,
+// that start a JSON value: at the start of text, after a quote, ':', ',', '[' or a space.
+func mantissaStartsValue(text []byte) bool {
+	i := len(text)
+	for i > 0 && (text[i-1] >= '0' && text[i-1] <= '9' || text[i-1] == '.') {
+		i--
+	}
+	if i > 0 && (text[i-1] == '+' || text[i-1] == '-') {
+		i--
+	}
+	return i == 0 || bytes.IndexByte([]byte("\":,[ \t\r\n"), text[i-1]) >= 0
+}
+
+// valueEnds reports whether c may follow a JSON string's content or a number.
+func valueEnds(c byte) bool {
+	return bytes.IndexByte([]byte("\",}] \t\r\n"), c) >= 0
 }
 
 // hugeExponent is a whole quantity in scientific notation whose exponent has four digits or

@@ -350,3 +350,17 @@ func TestPlanStrategy(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	require.Contains(t, stdout, "10 of 10 pending pods placed (10 on 10 new nodes)")
 }
+
+// A catalog file is read while the manifests are: the input's error still comes first, and
+// the catalog's when the input is good.
+func TestPlanInputErrorBeforeCatalogError(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := nodeplan("plan", "-f", "testdata/bad-workload.yaml", "--catalog", "testdata/bad.yaml")
+	require.Equal(t, exitInput, code, stderr)
+	require.Contains(t, stderr, "testdata/bad-workload.yaml: document 2")
+	require.NotContains(t, stderr, "testdata/bad.yaml")
+	code, _, stderr = nodeplan("plan", "-f", smallCluster, "--catalog", "testdata/bad.yaml")
+	require.Equal(t, exitInput, code, stderr)
+	require.Contains(t, stderr, "testdata/bad.yaml")
+	require.Contains(t, stderr, "offerings[0].capacityType")
+}

@@ -14,6 +14,7 @@ package app
 import (
 	"cmp"
 	"io"
+	"os"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/manifest"
@@ -47,9 +48,27 @@ func (c Config) load() (*manifest.Bundle, *instancetype.Catalog, error) {
 		region := cmp.Or(c.Region, DefaultRegion)
 		go awsCatalog(region) // an error comes again from LoadCatalog below
 	}
+	var fileCatalog chan catalogResult
+	if info, err := os.Stat(name); err == nil && info.Mode().IsRegular() && name != "aws" && name != "synthetic" {
+		// A catalog file does not depend on the input (it names its own region): read it
+		// while the manifests are read. The input's errors still come first. Not a stream
+		// (/dev/stdin), which the input may be reading.
+		fileCatalog = make(chan catalogResult, 1)
+		go func() {
+			cat, err := LoadCatalog(name, c.Region)
+			fileCatalog <- catalogResult{cat, err}
+		}()
+	}
 	b, err := c.bundle()
 	if err != nil {
 		return nil, nil, err
+	}
+	if fileCatalog != nil {
+		r := <-fileCatalog
+		if r.err != nil {
+			return b, nil, r.err
+		}
+		return b, r.catalog, nil
 	}
 	region := c.Region
 	if region == "" && (name == "aws" || name == "synthetic") {
@@ -63,6 +82,11 @@ func (c Config) load() (*manifest.Bundle, *instancetype.Catalog, error) {
 		return b, nil, err
 	}
 	return b, cat, nil
+}
+
+type catalogResult struct {
+	catalog *instancetype.Catalog
+	err     error
 }
 
 // bundle reads the input: Load when set, else the files of Paths.
