@@ -78,3 +78,14 @@ func (d *Template) RunsOnNode(nodeTaints []corev1.Taint, labels map[string]strin
 	}
 	return false
 }
+
+// Owns reports whether a DaemonSet owns the pod (an owner reference of kind DaemonSet): such a
+// pod goes with its node and is never placed elsewhere.
+func Owns(p *corev1.Pod) bool {
+	for _, ref := range p.OwnerReferences {
+		if ref.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
+}

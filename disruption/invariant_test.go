@@ -568,9 +568,14 @@ func invariantViolations(in disruption.Input, d disruption.Decisions) []string {
 		}
 	}
 
-	// do-not-disrupt and PodDisruptionBudgets only yield to Expiration; nodes that are not
-	// managed, initialized or settled are never candidates.
+	// do-not-disrupt and PodDisruptionBudgets only yield to Expiration, and to Drift on a
+	// NodePool with a terminationGracePeriod (pods' blocks only); nodes that are not managed,
+	// initialized or settled are never candidates.
 	pdbs := evalPDBs(in)
+	boundedDrift := func(c disruption.Command, n *disruption.Node) bool {
+		np := pools[poolOf(n)]
+		return c.Method == disruption.MethodDrift && np != nil && np.TerminationGracePeriod != nil
+	}
 	for i, c := range d.Commands {
 		for _, cand := range c.Candidates {
 			n := nodes[cand.Node]
@@ -583,7 +588,7 @@ func invariantViolations(in disruption.Input, d disruption.Decisions) []string {
 			if c.Method == disruption.MethodExpiration {
 				continue
 			}
-			if why := doNotDisrupt(n); why != "" {
+			if why := doNotDisrupt(n); why != "" && (!boundedDrift(c, n) || strings.HasPrefix(why, "the node has")) {
 				fail("%s %d removes %s, but %s", c.Method, i, cand.Node, why)
 			}
 			for _, p := range n.Pods {
@@ -609,6 +614,9 @@ func invariantViolations(in disruption.Input, d disruption.Decisions) []string {
 				continue
 			}
 			for _, cand := range c.Candidates {
+				if boundedDrift(c, nodes[cand.Node]) {
+					continue
+				}
 				k := 0
 				for _, p := range nodes[cand.Node].Pods {
 					if mustMove(p) && b.selects(p) {

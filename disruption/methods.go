@@ -134,14 +134,16 @@ func (d *decider) expiration() error {
 }
 
 // drift replaces nodes that no longer match their NodePool, one command per node, within
-// the Drifted budget, when every evicted pod can run elsewhere.
+// the Drifted budget, when every evicted pod can run elsewhere. do-not-disrupt pods and
+// PodDisruptionBudgets stop it unless the NodePool sets a terminationGracePeriod (see
+// drainBounded).
 func (d *decider) drift() error {
 	cands := d.ranked(func(n *nodeState) bool {
-		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.drifted != ""
+		return n.hard == "" && n.nominated == "" && (drainBounded(n) || n.doNotDisrupt == "" && n.pdb == "") && n.drifted != ""
 	})
 	for i, n := range cands {
 		blockedBefore := n.why != ""
-		if d.movedOnto(n) || !d.budgetAllows(n, scheduling.ReasonDrifted) || !d.pdbsAllow(n) {
+		if d.movedOnto(n) || !d.budgetAllows(n, scheduling.ReasonDrifted) || !drainBounded(n) && !d.pdbsAllow(n) {
 			if !blockedBefore { // say why the node would go as well as what it waits for
 				n.why = fmt.Sprintf("drifted (%s), but %s", n.drifted, n.why)
 			}
@@ -154,12 +156,27 @@ func (d *decider) drift() error {
 		}
 		cmd := d.command(MethodDrift, scheduling.ReasonDrifted, o)
 		cmd.Notes = append([]string{"drifted: " + n.drifted}, cmd.Notes...)
+		if n.doNotDisrupt != "" {
+			cmd.Notes = append(cmd.Notes, n.doNotDisrupt+": that pod is evicted only when the NodePool's terminationGracePeriod runs out")
+		}
+		if n.pdb != "" {
+			cmd.Notes = append(cmd.Notes, n.pdb+": the drain waits for it at most the NodePool's terminationGracePeriod")
+		}
 		d.commands = append(d.commands, cmd)
 		if err := d.commit(o); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// drainBounded reports whether the blocks that come from the node's pods (do-not-disrupt
+// pods, PodDisruptionBudgets) give way to drift: Karpenter takes a node as a candidate for
+// an eventual disruption despite them when its NodePool sets a terminationGracePeriod, which
+// ends the drain whatever they say. A do-not-disrupt annotation on the node itself still
+// keeps it.
+func drainBounded(n *nodeState) bool {
+	return n.pool != nil && n.pool.TerminationGracePeriod != nil && !n.nodeDoNotDisrupt
 }
 
 // nextDrifted returns the later drift candidates the budgets let go after n in this

@@ -63,12 +63,14 @@ type nodeState struct {
 	// disrupting), gracefully (nominated for a pending pod, do-not-disrupt,
 	// PodDisruptionBudgets), by consolidation
 	// (consolidateAfter), or when not empty (consolidationPolicy WhenEmpty).
-	hard          string
-	nominated     string
-	doNotDisrupt  string
-	pdb           string
-	consolidation string
-	underutilized string
+	hard         string
+	nominated    string
+	doNotDisrupt string
+	pdb          string
+	// nodeDoNotDisrupt is set when the annotation is on the node itself, not on a pod.
+	nodeDoNotDisrupt bool
+	consolidation    string
+	underutilized    string
 	// pdbUse counts, per budget, the disruptions evicting the node's pods takes.
 	pdbUse []pdbUse
 	// unevictable names the first pod selected by more than one PodDisruptionBudget.
@@ -155,6 +157,7 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 		n.hard = "the node is not initialized yet"
 	}
 	n.doNotDisrupt = doNotDisruptReason(node, n.pods)
+	n.nodeDoNotDisrupt = doNotDisruptReason(node, nil) != ""
 	d.checkPDBs(n)
 	if n.pool != nil {
 		n.consolidation = d.consolidationBlock(n)

@@ -6,4 +6,7 @@
 //	if p, clash := hostport.FirstConflict(used, hostport.OfPod(pod)); clash {
 //		fmt.Printf("host port %d/%s is taken\n", p.Port, p.Protocol)
 //	}
+//
+// Taken marks the nodes of a plan where a pod binds a port on every address, so that later
+// pods needing the port skip them (Skip) without checking each.
 package hostport

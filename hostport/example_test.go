@@ -32,3 +32,16 @@ func Example() {
 	// "10.0.0.2" 9100/TCP clashes: false
 	// "0.0.0.0" 9100/UDP clashes: false
 }
+
+func ExampleTaken() {
+	var taken hostport.Taken
+	ports := hostport.OfPod(podWithPort("", 8080, corev1.ProtocolTCP)) // every address
+	taken.Note(ports, 0)
+	taken.Note(ports, 2)
+	skip := taken.Skip(ports)
+	fmt.Println("first node free of port 8080:", skip.Find(0))
+	fmt.Println("next one after node 1:", skip.Find(2))
+	// Output:
+	// first node free of port 8080: 1
+	// next one after node 1: 3
+}

@@ -1,5 +1,7 @@
 package instancetype
 
+import "github.com/nodeplan/nodeplan/requirements"
+
 // OfferingRegions returns the regions of the type's available offerings when every zone names
 // its region (see ZoneRegion), else nil.
 func (it *InstanceType) OfferingRegions() []string {
@@ -47,3 +49,13 @@ func ZoneRegion(zone string) (string, bool) {
 }
 
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// NodeRegion returns the region a node with these labels lands in zone: its region label when
+// set, else the cloud convention of a zone named <region><letter> (ZoneRegion), else "".
+func NodeRegion(labels map[string]string, zone string) string {
+	if r, ok := labels[requirements.LabelTopologyRegion]; ok {
+		return r
+	}
+	region, _ := ZoneRegion(zone)
+	return region
+}

@@ -393,6 +393,9 @@ func convertNodePoolV1(doc *document, o *nodePoolV1) (*scheduling.NodePool, erro
 		}
 		np.Replicas = r
 	}
+	if g := t.Spec.TerminationGracePeriod; g != nil && g.set {
+		np.TerminationGracePeriod = g.ptr(nil)
+	}
 	return np, finishNodePool(doc, np, fieldsV1, t.Spec.Requirements, s.Disruption.Budgets, s.Weight)
 }
 

@@ -118,6 +118,32 @@ spec:
 	assert.Nil(t, np.Disruption.ConsolidateAfter)
 }
 
+// spec.template.spec.terminationGracePeriod reaches the NodePool; unset, drains are unbounded.
+func TestTerminationGracePeriod(t *testing.T) {
+	b := parse(t, "tgp.yaml", `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: bounded}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+      terminationGracePeriod: 48h
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: unbounded}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+`)
+	require.Len(t, b.NodePools, 2)
+	assert.Equal(t, dur(48*time.Hour), b.NodePools[0].TerminationGracePeriod)
+	assert.Nil(t, b.NodePools[1].TerminationGracePeriod)
+}
+
 func TestNoNodePoolMeansDefault(t *testing.T) {
 	b := load(t, "workloads.yaml")
 	assert.Empty(t, b.NodePools)

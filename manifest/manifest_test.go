@@ -297,8 +297,9 @@ func TestNodePoolV1(t *testing.T) {
 			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "m6i.large", "c5.large"}}, MinValues: &two},
 			{NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.k8s.aws/instance-cpu", Operator: corev1.NodeSelectorOpGt, Values: []string{"1"}}},
 		},
-		Limits:      corev1.ResourceList{"cpu": qty("1000"), "memory": qty("1000Gi")},
-		ExpireAfter: nil, // Never
+		Limits:                 corev1.ResourceList{"cpu": qty("1000"), "memory": qty("1000Gi")},
+		ExpireAfter:            nil, // Never
+		TerminationGracePeriod: dur(48 * time.Hour),
 		Disruption: scheduling.Disruption{
 			ConsolidationPolicy: scheduling.ConsolidationWhenEmpty,
 			ConsolidateAfter:    dur(30 * time.Second),

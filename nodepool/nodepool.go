@@ -30,7 +30,13 @@ type NodePool struct {
 	Limits corev1.ResourceList
 	// ExpireAfter is how long a node may live; nil means Never.
 	ExpireAfter *time.Duration
-	Disruption  Disruption
+	// TerminationGracePeriod (spec.template.spec.terminationGracePeriod) bounds a node's
+	// drain: once the node has drained that long, pods still on it are deleted whatever
+	// their PodDisruptionBudgets and do-not-disrupt say, each early enough for its own
+	// terminationGracePeriodSeconds to end by then; nil means a drain waits as long as
+	// they block it.
+	TerminationGracePeriod *time.Duration
+	Disruption             Disruption
 	// Replicas, when set, makes the NodePool static (spec.replicas): it keeps that many nodes
 	// whatever the pods, launches none for pods, and consolidation leaves its nodes alone
 	// (drift and expiration still replace them). Only limits.nodes applies to it.

@@ -26,8 +26,11 @@ type drain struct {
 	// force skips PDBs (a spot interruption: the instance goes regardless).
 	force bool
 	// goneAt is when the node is deleted once empty: the last eviction plus the longest
-	// grace period of its evicted pods.
+	// grace period of its evicted pods, at most deadline.
 	goneAt time.Time
+	// deadline is the drain's start plus its NodePool's terminationGracePeriod, zero when
+	// the NodePool sets none: by then every pod is gone and so is the node.
+	deadline time.Time
 }
 
 // requestDisruption queues a disruption tick at the first tick of the cadence at or after t.
@@ -44,7 +47,8 @@ func (s *sim) requestDisruption(t time.Time) {
 
 // disrupt runs disruption.Decide on the cluster as it is and starts its commands. Nothing
 // is decided when nothing changed and no node reached a time that matters since the last
-// look; then the next such time is queued.
+// look; then the next such time is queued (a node's consolidateAfter or expiry, or a
+// budget window opening or closing when Decide left a node it could act on).
 func (s *sim) disrupt() error {
 	if !s.disruptAt.Equal(s.now) {
 		return nil // superseded by an earlier tick
@@ -93,12 +97,30 @@ func (s *sim) disrupt() error {
 	}
 	s.poolChanged = s.poolChanged && drifting
 	if len(decisions.Commands) == 0 {
-		if next, ok := s.nextDeadline(); ok {
+		// Some node could go but none did: besides the nodes' own times, a budget window
+		// opening or closing can change Decide's answer with nothing else changing.
+		next, ok := s.nextDeadline()
+		if b, bok := s.nextBudgetChange(); bok && (!ok || b.Before(next)) {
+			next, ok = b, true
+		}
+		if ok {
 			s.disruptDirty = true
 			s.requestDisruption(next)
 		}
 	}
 	return nil
+}
+
+// nextBudgetChange is the next time after now a NodePool's scheduled disruption budget
+// opens or closes.
+func (s *sim) nextBudgetChange() (time.Time, bool) {
+	var next time.Time
+	for _, np := range s.pools {
+		if t, ok := disruption.NextBudgetChange(np, s.now); ok && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	return next, !next.IsZero()
 }
 
 // anyEligible reports whether Decide could act on some node now: a ready NodePool node not
@@ -224,6 +246,7 @@ func (s *sim) startCommand(c disruption.Command) error {
 		}
 		n.disrupting = true
 		cmd.candidates = append(cmd.candidates, cand.Node)
+		s.markLeaving(cand.Node)
 	}
 	if len(cmd.candidates) == 0 {
 		return nil
@@ -238,7 +261,7 @@ func (s *sim) startCommand(c disruption.Command) error {
 	}
 	s.rename(replacements)
 	if len(replacements) > 0 {
-		if err := s.cluster.Apply(scheduling.Change{}, scheduling.Plan{NodeClaims: replacements}); err != nil {
+		if err := s.commit(scheduling.Change{}, scheduling.Plan{NodeClaims: replacements}); err != nil {
 			return fmt.Errorf("replay: replacements at %s: %w", stamp(s.now), err)
 		}
 		for _, nc := range replacements {
@@ -284,12 +307,25 @@ func (s *sim) startDrain(name, reason string, force bool) error {
 	if _, ok := s.drains[name]; ok {
 		return nil
 	}
-	s.drains[name] = &drain{node: name, reason: reason, force: force, goneAt: s.now}
+	d := &drain{node: name, reason: reason, force: force, goneAt: s.now}
+	if n := s.nodes[name]; n != nil && !force {
+		if np := s.pool(n.NodePool); np != nil && np.TerminationGracePeriod != nil {
+			d.deadline = s.now.Add(*np.TerminationGracePeriod)
+		}
+	}
+	s.drains[name] = d
 	return s.drainStep(name)
 }
 
 // drainStep evicts what it may from a draining node, and deletes the node once it is empty
-// and its pods' grace periods are over; else it looks again after DisruptionInterval.
+// and its pods' grace periods are over; else it looks again after DisruptionInterval, or
+// sooner when the NodePool's terminationGracePeriod makes a pod's deletion due.
+//
+// As Karpenter's terminator does, an eviction skips do-not-disrupt pods and asks the
+// PodDisruptionBudgets (a spot interruption asks nothing). With a terminationGracePeriod,
+// a pod still there at deadline minus its own grace period is deleted whatever blocks it,
+// with its grace period clipped to what is left until the deadline; the node goes at the
+// deadline at the latest.
 func (s *sim) drainStep(name string) error {
 	d := s.drains[name]
 	if d == nil {
@@ -312,22 +348,42 @@ func (s *sim) drainStep(name string) error {
 	sort.Slice(movable, func(i, j int) bool { return movable[i].key < movable[j].key })
 	allowed := movable
 	if !d.force {
-		allowed = s.evictable(movable)
+		allowed = s.evictable(slices.DeleteFunc(slices.Clone(movable), func(r *podRec) bool {
+			return r.pod.Annotations[disruption.AnnotationDoNotDisrupt] == "true"
+		}))
 	}
+	remaining := len(movable) - len(allowed)
 	for _, r := range allowed {
-		s.change.Evict = append(s.change.Evict, r.key)
-		grace := defaultGracePeriod
-		if g := r.pod.Spec.TerminationGracePeriodSeconds; g != nil {
-			grace = time.Duration(*g) * time.Second
-		}
-		if t := s.now.Add(grace); t.After(d.goneAt) {
-			d.goneAt = t
-		}
-		s.backToPending(r)
-		s.evicted++
+		s.removeDrained(d, r, podGrace(r))
 	}
-	if len(allowed) < len(movable) {
-		s.schedule(step{at: s.now.Add(s.opts.DisruptionInterval), kind: stepDrain, name: name})
+	// nextDeletion is when the terminationGracePeriod next makes a blocked pod's deletion due.
+	var nextDeletion time.Time
+	if !d.deadline.IsZero() && remaining > 0 {
+		evicted := make(map[*podRec]bool, len(allowed))
+		for _, r := range allowed {
+			evicted[r] = true
+		}
+		for _, r := range movable {
+			if evicted[r] {
+				continue
+			}
+			grace := podGrace(r)
+			if due := d.deadline.Add(-grace); due.After(s.now) {
+				if nextDeletion.IsZero() || due.Before(nextDeletion) {
+					nextDeletion = due
+				}
+				continue
+			}
+			s.removeDrained(d, r, max(0, min(grace, d.deadline.Sub(s.now))))
+			remaining--
+		}
+	}
+	if remaining > 0 {
+		next := s.now.Add(s.opts.DisruptionInterval)
+		if !nextDeletion.IsZero() && nextDeletion.Before(next) {
+			next = nextDeletion
+		}
+		s.schedule(step{at: next, kind: stepDrain, name: name})
 		return nil
 	}
 	if d.force && d.goneAt.Before(s.now.Add(spotNotice)) {
@@ -339,6 +395,29 @@ func (s *sim) drainStep(name string) error {
 	}
 	s.schedule(step{at: at, kind: stepNodeGone, name: name})
 	return nil
+}
+
+// removeDrained takes a pod off a draining node (evicted, or deleted by the
+// terminationGracePeriod): it is pending again at once, and the node stays until the pod's
+// grace period is over, at most until the drain's deadline.
+func (s *sim) removeDrained(d *drain, r *podRec, grace time.Duration) {
+	s.change.Evict = append(s.change.Evict, r.key)
+	if t := s.now.Add(grace); t.After(d.goneAt) {
+		d.goneAt = t
+	}
+	if !d.deadline.IsZero() && d.goneAt.After(d.deadline) {
+		d.goneAt = d.deadline
+	}
+	s.backToPending(r)
+	s.evicted++
+}
+
+// podGrace is a pod's terminationGracePeriodSeconds (30 s when it gives none).
+func podGrace(r *podRec) time.Duration {
+	if g := r.pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		return time.Duration(*g) * time.Second
+	}
+	return defaultGracePeriod
 }
 
 // nodeGone deletes a drained node.
@@ -370,6 +449,9 @@ func (s *sim) deleteNode(name, reason string) error {
 	}
 	s.change.RemoveNodes = append(s.change.RemoveNodes, name)
 	n.gone, n.Deleted, n.Reason = true, s.now, reason
+	if i := slices.Index(s.leaving, name); i >= 0 {
+		s.leaving = slices.Delete(s.leaving, i, i+1)
+	}
 	s.nodeSet++
 	s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionDelete, Reason: reason, Nodes: []string{name}})
 	s.touch()
@@ -394,6 +476,7 @@ func (s *sim) nodeEvent(ev Event) error {
 		n.disrupting = true
 		s.change.Cordon = append(s.change.Cordon, ev.Key)
 	}
+	s.markLeaving(ev.Key)
 	if d := s.drains[ev.Key]; d != nil {
 		d.force, d.reason = true, "interruption"
 		return s.drainStep(ev.Key)
@@ -423,7 +506,7 @@ func (s *sim) updateNodePool(ev Event) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", ev.Source, err)
 	}
-	s.cluster = c
+	s.cluster, s.nodeIndex = c, nil
 	s.poolChanged = true
 	s.touch()
 	if len(in.Pods) > 0 {

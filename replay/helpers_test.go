@@ -107,10 +107,3 @@ func checkInvariants(t testing.TB, res replay.Result) {
 		require.True(t, res.Timeline[i-1].Time.Before(res.Timeline[i].Time), "timeline in time order")
 	}
 }
-
-func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }
-
-// deploymentPod is a pending pod of the deployment's template.
-func deploymentPod(d *appsv1.Deployment) (*corev1.Pod, error) {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Labels: d.Spec.Template.Labels}, Spec: d.Spec.Template.Spec}, nil
-}

@@ -85,9 +85,19 @@ func deploymentPrototype(d *appsv1.Deployment, where string) (*corev1.Pod, error
 	one := *d
 	one.Spec.Replicas = ptr(int32(1))
 	one.Status = appsv1.DeploymentStatus{}
+	// Readers keep apiVersion and kind; an object built in Go may leave them out.
+	one.APIVersion, one.Kind = "apps/v1", "Deployment"
 	b, err := parseObject(&one, where)
 	if err != nil {
 		return nil, err
+	}
+	return onePod(b, where)
+}
+
+// onePod is the pod a workload with one replica gave, or an error saying there is none.
+func onePod(b *manifest.Bundle, where string) (*corev1.Pod, error) {
+	if len(b.Pods) != 1 {
+		return nil, fmt.Errorf("%s: the workload gives %d pods for one replica, not one", where, len(b.Pods))
 	}
 	return b.Pods[0], nil
 }
@@ -97,11 +107,12 @@ func jobPrototype(j *batchv1.Job, where string) (*corev1.Pod, error) {
 	one := *j
 	one.Spec.Parallelism, one.Spec.Completions, one.Spec.Suspend = ptr(int32(1)), ptr(int32(1)), nil
 	one.Status = batchv1.JobStatus{}
+	one.APIVersion, one.Kind = "batch/v1", "Job"
 	b, err := parseObject(&one, where)
 	if err != nil {
 		return nil, err
 	}
-	return b.Pods[0], nil
+	return onePod(b, where)
 }
 
 // statefulSetPods are the StatefulSet's pods for ordinals up to n, with the claims its
@@ -110,6 +121,7 @@ func statefulSetPods(s *appsv1.StatefulSet, n int32, where string) ([]*corev1.Po
 	all := *s
 	all.Spec.Replicas = ptr(max(n, 1))
 	all.Status = appsv1.StatefulSetStatus{}
+	all.APIVersion, all.Kind = "apps/v1", "StatefulSet"
 	b, err := parseObject(&all, where)
 	if err != nil {
 		return nil, nil, err

@@ -3,6 +3,7 @@ package replay
 import (
 	"math"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -87,4 +88,17 @@ func scaledUp(v *intstr.IntOrString, total int) int {
 		return math.MaxInt32
 	}
 	return n
+}
+
+// pdbSelects reports whether a PodDisruptionBudget of the namespace and selector covers the
+// pod (an empty namespace is default; a selector that does not parse selects nothing).
+func (s *sim) pdbSelects(namespace string, selector *metav1.LabelSelector, p *corev1.Pod) bool {
+	if namespace == "" {
+		namespace = "default"
+	}
+	if namespace != p.Namespace {
+		return false
+	}
+	sel, err := metav1.LabelSelectorAsSelector(selector)
+	return err == nil && sel.Matches(labels.Set(p.Labels))
 }

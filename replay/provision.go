@@ -53,16 +53,24 @@ func (s *sim) provision() error {
 	if len(s.cluster.Input().Pods) == 0 {
 		return nil
 	}
-	plan, err := s.cluster.Simulate(scheduling.Change{}, s.opts.Scheduling)
+	// The pods of nodes being disrupted are planned with the pending ones (Karpenter's
+	// provisioner adds the reschedulable pods of nodes marked for deletion), so that the room
+	// a command's replacements bring is theirs, and nodes are launched for those that will
+	// find none. They stay where they run until their node drains.
+	leaving := s.leavingPods()
+	plan, err := s.cluster.Simulate(scheduling.Change{Evict: leaving}, s.opts.Scheduling)
 	if err != nil {
 		return fmt.Errorf("replay: provisioning at %s: %w", stamp(s.now), err)
+	}
+	if len(leaving) > 0 {
+		plan = pendingOnly(plan, leaving)
 	}
 	s.rename(plan.NodeClaims)
 	if s.opts.Observe != nil {
 		in := s.cluster.Input()
 		s.opts.Observe(Observation{Time: s.now, Cluster: &in, Plan: &plan})
 	}
-	if err := s.cluster.Apply(scheduling.Change{}, plan); err != nil {
+	if err := s.commit(scheduling.Change{}, plan); err != nil {
 		return fmt.Errorf("replay: provisioning at %s: %w", stamp(s.now), err)
 	}
 	var launched []string
@@ -83,6 +91,9 @@ func (s *sim) provision() error {
 		node := pl.Node
 		if pl.NodeClaim >= 0 {
 			node = plan.NodeClaims[pl.NodeClaim].Name
+		}
+		if r.phase == podPending && r.node == "" {
+			s.unplaced--
 		}
 		r.node, r.reason = node, ""
 		if n := s.nodes[node]; n != nil && n.ready {

@@ -48,6 +48,10 @@ type Options struct {
 	// decided and the cluster it was solved or decided on (for checkers; read it, never
 	// modify it).
 	Observe func(Observation)
+
+	// checkSteps (tests) applies every step's changes at once and checks that the count of
+	// unplaced pods is the cluster's.
+	checkSteps bool
 }
 
 // Observation is one provisioning or disruption step of a replay; one of its parts is set.
@@ -80,16 +84,22 @@ func (o Options) withDefaults() Options {
 // and the same input gives the same Result. The loops, Karpenter's unless said otherwise:
 //   - Provisioning batches pending pods (BatchIdle, BatchMax) and plans them on one
 //     scheduling.Cluster, prepared once and changed by Apply only (a NodePool update
-//     prepares it again), so nodes still launching are capacity. A launched node is ready
+//     prepares it again), so nodes still launching are capacity. The pods still running on
+//     nodes being disrupted are planned with them (Karpenter's provisioner plans the pods of
+//     nodes marked for deletion): nodes are launched for those that would find no room, and
+//     they move when their node drains. A launched node is ready
 //     NodeStartup later; its pods run from then. A node costs its price from launch to
 //     deletion.
-//   - Disruption calls disruption.Decide on its cadence, only when the cluster changed or a
-//     node reached its consolidateAfter or expiry since the last call, and runs every
+//   - Disruption calls disruption.Decide on its cadence, only when the cluster changed, a
+//     node reached its consolidateAfter or expiry, or (when Decide left a node it could act
+//     on) a scheduled budget's window opened or closed since the last call, and runs every
 //     command: candidates are cordoned; replacements launch and are ready before the
-//     candidates drain. A drain evicts what PodDisruptionBudgets allow, every
-//     DisruptionInterval until the node is empty; the node is deleted once its evicted pods
-//     have had their terminationGracePeriodSeconds (30 s by default). Evicted pods are
-//     pending again and provisioned like new ones.
+//     candidates drain. A drain evicts what PodDisruptionBudgets allow, do-not-disrupt pods
+//     aside, every DisruptionInterval until the node is empty; the node is deleted once its
+//     evicted pods have had their terminationGracePeriodSeconds (30 s by default). With the
+//     NodePool's terminationGracePeriod, pods still there are deleted early enough for their
+//     grace periods to end by the drain's start plus that period, and the node goes then at
+//     the latest. Evicted pods are pending again and provisioned like new ones.
 //   - A spot interruption drains the node at once, without PDBs, and the instance is gone
 //     two minutes later; a node failure removes the node and its pods are pending at once.
 //   - Workloads: a Deployment keeps its replicas (a lost pod is replaced under a new name);
@@ -175,13 +185,15 @@ func (s *sim) run() error {
 		if err := s.handle(st); err != nil {
 			return err
 		}
-		if err := s.flush(); err != nil {
-			return err
+		if s.opts.checkSteps {
+			if err := s.checkUnplaced(); err != nil {
+				return err
+			}
 		}
 		if s.retry {
 			// Room was freed: pods left pending for want of it are planned again.
 			s.retry = false
-			if !s.batchOpen && len(s.cluster.Input().Pods) > 0 {
+			if !s.batchOpen && s.unplaced > 0 {
 				s.openBatch()
 			}
 		}
@@ -246,4 +258,16 @@ type podRec struct {
 	ordinal int // a StatefulSet pod's ordinal
 	gen     int // counts starts, so a finish planned before an eviction is ignored
 	reason  string
+}
+
+// checkUnplaced applies the gathered changes and compares the unplaced count, which decides
+// without them whether freed room reopens a batch, with the cluster's pending pods.
+func (s *sim) checkUnplaced() error {
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if got := len(s.cluster.Input().Pods); got != s.unplaced {
+		return fmt.Errorf("replay at %s: %d pods counted unplaced, the cluster has %d pending", stamp(s.now), s.unplaced, got)
+	}
+	return nil
 }

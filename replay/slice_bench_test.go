@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodeplan/nodeplan/internal/replaytrace"
 	"github.com/nodeplan/nodeplan/replay"
 )
 
@@ -11,19 +12,20 @@ import (
 // replay bounded there too: a slice that shows the loop's costs in seconds rather than
 // minutes.
 func BenchmarkReplayMorning(b *testing.B) {
-	tr := newDayTrace(b, 1)
 	end := t0.Add(3 * time.Hour)
-	var events []replay.Event
-	for _, ev := range tr.events {
-		if ev.Time.Before(end) {
-			events = append(events, ev)
-		}
-	}
+	events := replaytrace.NewDay(t0, 1).Until(end)
 	start := benchCluster(b)
+	var res replay.Result
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := replay.Run(start, events, replay.Options{Until: end}); err != nil {
+		var err error
+		if res, err = replay.Run(start, events, replay.Options{Until: end}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	elapsed := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(len(events))/elapsed, "events/s")
+	b.ReportMetric(res.End.Sub(res.Start).Hours()/elapsed, "simhours/s")
+	b.ReportMetric(res.Summary.TotalCost, "$total")
+	b.ReportMetric(float64(res.Summary.PodsEvicted), "evicted")
 }

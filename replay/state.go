@@ -48,20 +48,32 @@ type sim struct {
 	decidePools *disruption.Pools
 	drains      map[string]*drain
 	waiting     []*command
+	// leaving are the nodes the replay is disrupting, sorted: their pods are planned with
+	// every provisioning until they are gone.
+	leaving []string
 
 	// decideMemo carries the consolidations one Decide simulated to the next.
 	decideMemo disruption.Memo
 
-	rest                       time.Time
-	timeline                   []Point
-	nodeSet                    int // counts launches and deletions
-	lastSet                    int
+	// nodeIndex finds the cluster's nodes by name; nil after every change of the cluster.
+	nodeIndex map[string]*scheduling.ExistingNode
+
+	rest     time.Time
+	timeline []Point
+	nodeSet  int // counts launches and deletions
+	lastSet  int
+	// liveNodes and liveCost are the node count and hourly cost at lastSet.
+	liveNodes                  int
+	liveCost                   float64
 	decisions                  []Decision
 	waits                      []float64
 	evicted                    int
 	warnings                   []string
 	created, finished, deleted int
 	pending, running           int
+	// unplaced counts the pending pods provisioning has not put on a node: the cluster's
+	// pending pods once the gathered change is applied.
+	unplaced int
 }
 
 // nodeRec is a node's life and the facts disruption needs about it.
@@ -224,6 +236,9 @@ func (s *sim) addPod(p *corev1.Pod, owner *workload, node string, phase podPhase
 		markRunning(p, node)
 	} else {
 		s.pending++
+		if node == "" {
+			s.unplaced++
+		}
 	}
 	return r
 }
@@ -249,6 +264,9 @@ func (s *sim) removePod(r *podRec, phase podPhase) {
 		s.running--
 	} else {
 		s.pending--
+		if r.node == "" {
+			s.unplaced--
+		}
 	}
 	if i := slices.Index(s.change.AddPods, r.pod); i >= 0 {
 		s.change.AddPods = slices.Delete(s.change.AddPods, i, i+1) // never reached the cluster
@@ -299,6 +317,9 @@ func (s *sim) backToPending(r *podRec) {
 	if n := s.nodes[r.node]; n != nil {
 		n.lastPodEvent = s.now
 	}
+	if r.node != "" {
+		s.unplaced++
+	}
 	r.phase, r.node, r.since = podPending, "", s.now
 	r.pod.Spec.NodeName = ""
 	r.pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
@@ -315,17 +336,25 @@ func markRunning(p *corev1.Pod, node string) {
 	}
 }
 
-// flush commits the changes gathered while handling a step to the cluster.
+// flush commits the changes gathered since the last flush to the cluster. Steps gather
+// their changes and only what reads the cluster flushes (provisioning, disruption, a drain,
+// a node deleted, a NodePool updated), so a run of events costs one Apply.
 func (s *sim) flush() error {
 	c := s.change
 	if len(c.AddPods) == 0 && len(c.RemovePods) == 0 && len(c.Evict) == 0 && len(c.RemoveNodes) == 0 && len(c.Cordon) == 0 && len(c.Initialize) == 0 {
 		return nil
 	}
 	s.change = scheduling.Change{}
-	if err := s.cluster.Apply(c, scheduling.Plan{}); err != nil {
+	if err := s.commit(c, scheduling.Plan{}); err != nil {
 		return fmt.Errorf("replay at %s: %w", s.now.UTC().Format(time.RFC3339), err)
 	}
 	return nil
+}
+
+// commit applies a change and a plan to the cluster.
+func (s *sim) commit(c scheduling.Change, plan scheduling.Plan) error {
+	s.nodeIndex = nil
+	return s.cluster.Apply(c, plan)
 }
 
 // touch notes a change of the cluster: disruption looks again at its next tick.
@@ -334,14 +363,21 @@ func (s *sim) touch() {
 	s.requestDisruption(s.now)
 }
 
-// clusterNode returns the cluster's node by name, nil when absent.
+// clusterNode returns the cluster's node by name, nil when absent. The index is built once
+// per change of the cluster.
 func (s *sim) clusterNode(name string) *scheduling.ExistingNode {
-	for _, en := range s.cluster.Input().ExistingNodes {
-		if en != nil && en.Node != nil && en.Node.Name == name {
-			return en
+	if s.nodeIndex == nil {
+		nodes := s.cluster.Input().ExistingNodes
+		s.nodeIndex = make(map[string]*scheduling.ExistingNode, len(nodes))
+		for _, en := range nodes {
+			if en != nil && en.Node != nil {
+				if _, dup := s.nodeIndex[en.Node.Name]; !dup {
+					s.nodeIndex[en.Node.Name] = en
+				}
+			}
 		}
 	}
-	return nil
+	return s.nodeIndex[name]
 }
 
 // record adds a timeline point when the node set or the pending count changed, and says
@@ -356,15 +392,19 @@ func (s *sim) record() bool {
 			s.timeline = s.timeline[:n-1]
 		}
 	}
-	s.lastSet = s.nodeSet
-	p := Point{Time: s.now, Pods: s.pending + s.running, Pending: s.pending}
-	for _, n := range s.lives {
-		if !n.gone {
-			p.Nodes++
-			p.HourlyCost += n.Price
+	if s.lastSet != s.nodeSet || len(s.timeline) == 0 {
+		// Only a change of the node set changes the count and the cost.
+		s.liveNodes, s.liveCost = 0, 0
+		for _, n := range s.lives {
+			if !n.gone {
+				s.liveNodes++
+				s.liveCost += n.Price
+			}
 		}
+		s.liveCost = roundCents(s.liveCost)
 	}
-	p.HourlyCost = roundCents(p.HourlyCost)
+	s.lastSet = s.nodeSet
+	p := Point{Time: s.now, Pods: s.pending + s.running, Pending: s.pending, Nodes: s.liveNodes, HourlyCost: s.liveCost}
 	s.timeline = append(s.timeline, p)
 	return true
 }

@@ -477,3 +477,28 @@ func (r *Requirement) String() string {
 	}
 	return b.String()
 }
+
+// ExistenceValue returns a value for a key the requirement needs on a node without naming one
+// (Exists, Gt, Lt): the smallest non-negative integer it allows, where Karpenter would pick a
+// random one. It returns false when a node may go without the key, or no small integer is
+// allowed.
+func (r *Requirement) ExistenceValue() (string, bool) {
+	if (Requirements{r.Key: r}).Matches(nil) {
+		return "", false // the node may go without the label
+	}
+	start := int64(0)
+	for _, nsr := range r.NodeSelectorRequirements() {
+		if nsr.Operator != corev1.NodeSelectorOpGt || len(nsr.Values) != 1 {
+			continue
+		}
+		if n, err := strconv.ParseInt(nsr.Values[0], 10, 64); err == nil && n >= start && n < math.MaxInt64 {
+			start = n + 1
+		}
+	}
+	for i := start; i < start+1000 && i >= 0; i++ {
+		if v := strconv.FormatInt(i, 10); r.Has(v) {
+			return v, true
+		}
+	}
+	return "", false
+}

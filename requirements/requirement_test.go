@@ -427,3 +427,24 @@ func TestParseIntAgreesWithStrconv(t *testing.T) {
 		})
 	}
 }
+
+func TestExistenceValue(t *testing.T) {
+	cases := []struct {
+		name string
+		req  *Requirement
+		want string
+		ok   bool
+	}{
+		{"exists gets 0", New("k", corev1.NodeSelectorOpExists), "0", true},
+		{"gt gets the next integer", New("k", corev1.NodeSelectorOpGt, "7"), "8", true},
+		{"a negative bound still starts at 0", New("k", corev1.NodeSelectorOpGt, "-5000"), "0", true},
+		{"does not exist: the node may go without", New("k", corev1.NodeSelectorOpDoesNotExist), "", false},
+		{"not in: the node may go without", New("k", corev1.NodeSelectorOpNotIn, "a"), "", false},
+	}
+	for _, c := range cases {
+		got, ok := c.req.ExistenceValue()
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: got %q, %v; want %q, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}

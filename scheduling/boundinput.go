@@ -113,9 +113,9 @@ func (s *solver) boundInput(pods []*podInfo) bound.Input {
 			lastItem, lastClass, lastRequests = item, c, p.requestsKey
 		}
 		in.Pods[item].Count++
-		for _, t := range p.terms {
+		for _, t := range p.topo.Terms {
 			g := t.Group
-			if !t.Required || g.Kind != topology.AntiAffinity || g.Key != requirements.LabelHostname || !slices.Contains(p.matched, g) {
+			if !t.Required || g.Kind != topology.AntiAffinity || g.Key != requirements.LabelHostname || !slices.Contains(p.topo.Matched, g) {
 				continue
 			}
 			if exclusive[g] == nil {

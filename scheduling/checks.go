@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -86,13 +87,6 @@ func (t target) name() string {
 	return t.node.name
 }
 
-func (t target) view() nodeView {
-	if t.existing != nil {
-		return nodeView{name: t.existing.name, existing: t.existing}
-	}
-	return nodeView{name: t.node.name, pool: t.node.pool, options: t.node.options, fresh: t.fresh}
-}
-
 // try runs every check for pod p on t. On success it returns the node state p would produce
 // there (for a cluster node, its requirements unchanged).
 func (s *solver) try(t target, p *podInfo, explain bool) (candidate, rejection) {
@@ -106,14 +100,14 @@ func (s *solver) try(t target, p *podInfo, explain bool) (candidate, rejection) 
 		}
 	}
 	if t.existing != nil {
-		reqs, r := s.topologyRequirements(p, t.existing.reqs, t.view(), explain)
+		reqs, r := s.topologyRequirements(p, t.existing.reqs, t, explain)
 		return candidate{reqs: reqs}, r
 	}
 	alts, origins := s.alts, s.altOrigin // left by checkNodeAffinity
 	var best candidate
 	var last rejection
 	for i, reqs := range alts {
-		reqs, r := s.topologyRequirements(p, reqs, t.view(), explain)
+		reqs, r := s.topologyRequirements(p, reqs, t, explain)
 		if r.failed() {
 			last = worse(last, r)
 			continue
@@ -171,7 +165,7 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 			return ConstraintVolume
 		}
 		attach, limits := t.attach()
-		if _, bad := s.findVolumeProblem(p, attach, limits, t.name()); bad {
+		if _, bad := s.pins.Problem(p.volumes.Claims, attach, limits, t.name()); bad {
 			return ConstraintVolume
 		}
 	case checkNodeAffinity:
@@ -203,7 +197,7 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 		return ConstraintNodeAffinity, "no instance type satisfies the nodepool's requirements"
 	case checkTaints:
 		taint, _ := p.untoleratedTaint(t.taints())
-		return ConstraintTaints, "taint " + taintString(taint) + " not tolerated"
+		return ConstraintTaints, "taint " + taints.String(taint) + " not tolerated"
 	case checkHostPorts:
 		hp, _ := hostport.FirstConflict(t.ports(), p.hostPorts)
 		if t.fresh {
@@ -223,8 +217,8 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 			return ConstraintVolume, fmt.Sprintf("node %s is not where the pod's volumes can attach", t.name())
 		}
 		attach, limits := t.attach()
-		problem, _ := s.findVolumeProblem(p, attach, limits, t.name())
-		return ConstraintVolume, describeVolumeProblem(problem, t.name())
+		problem, _ := s.pins.Problem(p.volumes.Claims, attach, limits, t.name())
+		return ConstraintVolume, problem.Describe(t.name())
 	case checkNodeAffinity:
 		if t.existing != nil {
 			return ConstraintNodeAffinity, fmt.Sprintf("node %s does not match the pod's node selector or affinity", t.name())

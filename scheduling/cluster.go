@@ -143,7 +143,7 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 			return Plan{}, err
 		}
 	}
-	if !coversPods(prep.dims, in.Pods[fresh:]) {
+	if !prep.dims.CoversPods(in.Pods[fresh:]) {
 		// A displaced or added pod asks for a resource the prepared cluster has never seen.
 		if prep, err = prepare(in); err != nil {
 			return Plan{}, err
@@ -281,9 +281,9 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 // are converted again; everything is prepared anew if a pod or node brings a resource the
 // dimensions lack.
 func (prep *prepared) after(in Input, change Change, changedNodes map[*ExistingNode]bool) (*prepared, error) {
-	covered := coversPods(prep.dims, change.AddPods)
+	covered := prep.dims.CoversPods(change.AddPods)
 	for en := range changedNodes {
-		covered = covered && coversPods(prep.dims, en.Pods) && coversList(prep.dims, en.Node.Status.Capacity) && coversList(prep.dims, en.Node.Status.Allocatable)
+		covered = covered && prep.dims.CoversPods(en.Pods) && prep.dims.Covers(en.Node.Status.Capacity) && prep.dims.Covers(en.Node.Status.Allocatable)
 	}
 	if !covered {
 		return prepare(in)
@@ -332,16 +332,6 @@ func (c *Cluster) daemonPodsFor(en *ExistingNode) []*corev1.Pod {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// coversList reports whether every resource of the list is one of the dimensions.
-func coversList(dims *resources.Dims, l corev1.ResourceList) bool {
-	for name := range l {
-		if _, ok := dims.Index(name); !ok && name != "nodes" {
-			return false
-		}
-	}
-	return true
-}
 
 // Input returns the cluster as it stands after every Apply: its pending pods, its nodes with
 // the pods bound to them, and what Prepare was given. It shares the Cluster's values: read
@@ -491,7 +481,7 @@ func displaced(in Input, change Change) []*corev1.Pod {
 			switch {
 			case evicted[podKey(p)]:
 				out = append(out, p)
-			case removed[en.Node.Name] && !isTerminal(p) && p.DeletionTimestamp == nil && !ownedByDaemonSet(p) && !ownedByNode(p):
+			case removed[en.Node.Name] && !isTerminal(p) && p.DeletionTimestamp == nil && !daemonset.Owns(p) && !ownedByNode(p):
 				out = append(out, p)
 			}
 		}
@@ -507,15 +497,6 @@ func ownedByNode(p *corev1.Pod) bool {
 	}
 	for _, ref := range p.OwnerReferences {
 		if ref.Kind == "Node" {
-			return true
-		}
-	}
-	return false
-}
-
-func ownedByDaemonSet(p *corev1.Pod) bool {
-	for _, ref := range p.OwnerReferences {
-		if ref.Kind == "DaemonSet" {
 			return true
 		}
 	}
@@ -539,26 +520,4 @@ func toSet(names []string) map[string]bool {
 		out[n] = true
 	}
 	return out
-}
-
-// coversPods reports whether every resource the pods ask for is one of the dimensions.
-func coversPods(dims *resources.Dims, pods []*corev1.Pod) bool {
-	covers := func(l corev1.ResourceList) bool { return coversList(dims, l) }
-	for _, p := range pods {
-		if p == nil {
-			continue
-		}
-		spec := &p.Spec
-		if !covers(spec.Overhead) || (spec.Resources != nil && !covers(spec.Resources.Requests)) {
-			return false
-		}
-		for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-			for _, c := range cs {
-				if !covers(c.Resources.Requests) || !covers(c.Resources.Limits) {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -116,7 +117,7 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		initialized: en.Initialized,
 		labels:      labels,
 		reqs:        requirements.FromLabels(labels),
-		taints:      startingTaints(en),
+		taints:      taints.Starting(en.Node.Spec.Taints, en.Initialized),
 		capacity:    dims.Vector(capacity),
 		allocatable: dims.Vector(alloc),
 		used:        make(resources.Vector, dims.Len()),
@@ -158,42 +159,14 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 	return n, nil
 }
 
-// ephemeralTaints are taints a starting node carries until it is ready; Karpenter expects
-// them to go away and plans pods onto such nodes regardless (its KnownEphemeralTaints).
-var ephemeralTaints = []corev1.Taint{
-	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
-	{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
-	{Key: "node.cloudprovider.kubernetes.io/uninitialized", Effect: corev1.TaintEffectNoSchedule},
-	{Key: "karpenter.sh/unregistered", Effect: corev1.TaintEffectNoExecute},
-}
-
-// startingTaints returns the node's taints, without the ephemeral ones while it is not yet
-// initialized. (Its NodePool's startup taints are dropped when the NodePools are prepared.)
-func startingTaints(en *ExistingNode) []corev1.Taint {
-	if en.Initialized {
-		return en.Node.Spec.Taints
-	}
-	return withoutTaints(en.Node.Spec.Taints, ephemeralTaints)
-}
-
-// withoutTaints returns taints less those matching (key and effect) one of drop.
-func withoutTaints(taints, drop []corev1.Taint) []corev1.Taint {
-	var out []corev1.Taint
-	for i := range taints {
-		matched := false
-		for j := range drop {
-			if drop[j].MatchTaint(&taints[i]) {
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			out = append(out, taints[i])
-		}
-	}
-	return out
-}
-
 func isTerminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// countExistingVolumes counts the claims of pods already running on existing nodes against
+// those nodes' attach limits.
+func (s *solver) countExistingVolumes() {
+	for _, n := range s.existing {
+		n.attach = s.volumes.AttachedOn(n.name)
+	}
 }

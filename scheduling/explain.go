@@ -1,13 +1,6 @@
 package scheduling
 
 import (
-	"errors"
-	"fmt"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -19,7 +12,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 	}
 	compatible := pool.compatibleTypes(reqs)
 	if len(compatible) == 0 {
-		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), excludedBy(pool, reqs))
+		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), pool.np.RuledOutBy(pool.reqs, reqs))
 	}
 	zero := make(resources.Vector, s.dims.Len())
 	var fitting []*typeOption
@@ -63,7 +56,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 			return reject(true, ConstraintResources, checkOptions, "no instance type has %s %s allocatable (largest: %s%s)", wantQ.String(), name, largestQ.String(), daemons)
 		}
 	}
-	return reject(true, ConstraintResources, checkOptions, "no single instance type has room for all of the pod's requests %s", formatVector(s.dims, p.requests))
+	return reject(true, ConstraintResources, checkOptions, "no single instance type has room for all of the pod's requests %s", s.dims.Format(p.requests))
 }
 
 func describeRequirements(reqs requirements.Requirements, pool *poolState) string {
@@ -82,70 +75,4 @@ func describeRequirements(reqs requirements.Requirements, pool *poolState) strin
 		return "the nodepool's requirements"
 	}
 	return parts.String()
-}
-
-func formatVector(dims *resources.Dims, v resources.Vector) string {
-	s := ""
-	for i, x := range v {
-		if x == 0 || i == resources.Pods {
-			continue
-		}
-		if s != "" {
-			s += ", "
-		}
-		q := resources.Quantity(dims.Name(i), x)
-		s += fmt.Sprintf("%s %s", dims.Name(i), q.String())
-	}
-	return "(" + s + ")"
-}
-
-// describeExclusion names the requirement on key, saying so when it is the NodePool's default
-// rather than something the user wrote.
-func describeExclusion(pool *poolState, reqs requirements.Requirements, key string) string {
-	text := reqs[key].String()
-	if pr, ok := pool.reqs[key]; ok && pr == reqs[key] && slices.Contains(pool.np.DefaultedKeys, key) {
-		text += " (v1alpha5 default: the Provisioner does not name " + key + ")"
-	}
-	return text
-}
-
-// excludedBy says which requirements rule out the NodePool's instance types, most
-// eliminations first, so a reason names the NodePool requirement that excludes the type a pod
-// pins, not only the pod's own asks.
-func excludedBy(pool *poolState, reqs requirements.Requirements) string {
-	counts := map[string]int{}
-	for _, it := range pool.np.InstanceTypes {
-		if it == nil {
-			continue
-		}
-		var err *requirements.ConflictError
-		if e := it.Requirements().Intersects(reqs); e != nil && errors.As(e, &err) {
-			counts[describeExclusion(pool, reqs, err.Key)]++
-			continue
-		}
-		if len(it.CompatibleOfferings(reqs)) == 0 {
-			counts["an available offering in the allowed zones and capacity types"]++
-		}
-	}
-	if len(counts) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if counts[keys[i]] != counts[keys[j]] {
-			return counts[keys[i]] > counts[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	if len(keys) > 3 {
-		keys = keys[:3]
-	}
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s rules out %d", k, counts[k])
-	}
-	return " (of " + strconv.Itoa(len(pool.np.InstanceTypes)) + " instance types: " + strings.Join(parts, "; ") + ")"
 }

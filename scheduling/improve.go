@@ -108,7 +108,7 @@ func movable(n *newNode) bool {
 		return false
 	}
 	for _, p := range n.pods {
-		if len(p.terms) > 0 || len(p.matched) > 0 || len(p.hostPorts) > 0 || len(p.volumes.Claims) > 0 {
+		if p.topo.Constrained() || len(p.hostPorts) > 0 || len(p.volumes.Claims) > 0 {
 			return false
 		}
 	}

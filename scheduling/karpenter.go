@@ -40,7 +40,7 @@ func newKarpenterState(pods []*podInfo) *karpenterState {
 	for _, p := range pods {
 		k.alternatives[p] = p.alternatives
 		k.useAlternative(p, 0)
-		karpenterSoftOrder(p)
+		p.topo.OrderAsKarpenter()
 	}
 	return k
 }
@@ -53,49 +53,6 @@ func (k *karpenterState) useAlternative(p *podInfo, i int) {
 		p.alternatives = all[i : i+1]
 	}
 	p.effectiveCache = nil
-}
-
-// karpenterSoftOrder orders a pod's preferred terms as Karpenter relaxes them: preferred pod
-// affinity, heaviest first, then preferred pod anti-affinity, heaviest first, then (after the
-// preferred node affinity, which relaxKarpenter takes in between) ScheduleAnyway spread
-// constraints, in the order Karpenter removes them (the first, which the last replaces).
-func karpenterSoftOrder(p *podInfo) {
-	soft := p.softTerms()
-	if len(soft) < 2 {
-		return
-	}
-	var affinity, anti, spread []topology.Term
-	for _, t := range soft {
-		switch t.Group.Kind {
-		case topology.Affinity:
-			affinity = append(affinity, t)
-		case topology.AntiAffinity:
-			anti = append(anti, t)
-		default:
-			spread = append(spread, t)
-		}
-	}
-	byWeight := func(ts []topology.Term) {
-		sort.SliceStable(ts, func(i, j int) bool { return ts[i].Weight > ts[j].Weight })
-	}
-	byWeight(affinity)
-	byWeight(anti)
-	out := append(append(soft[:0:0], affinity...), anti...)
-	out = append(out, swapRemoveOrder(spread)...)
-	copy(soft, out)
-}
-
-// swapRemoveOrder is the order in which repeatedly removing the first element, moving the
-// last into its place, visits ts.
-func swapRemoveOrder(ts []topology.Term) []topology.Term {
-	rest := append([]topology.Term(nil), ts...)
-	out := make([]topology.Term, 0, len(ts))
-	for len(rest) > 0 {
-		out = append(out, rest[0])
-		rest[0] = rest[len(rest)-1]
-		rest = rest[:len(rest)-1]
-	}
-	return out
 }
 
 // sortPodsKarpenter orders the queue as Karpenter's byCPUAndMemoryDescending: cpu, then
@@ -119,13 +76,13 @@ func sortPodsKarpenter(pods []*podInfo) {
 
 // scheduleKarpenter runs Karpenter's queue over pods and returns those it could not place,
 // fully relaxed (so that their explanation names what was given up). When the queue stalls,
-// the solver's topology loosening (see topologyState.loosen) gets its turn, as under the
+// the solver's topology loosening (see topology.State.Loosen) gets its turn, as under the
 // cheapest strategy, and the queue runs again.
 func (s *solver) scheduleKarpenter(pods []*podInfo) []*podInfo {
 	queue := pods
 	for {
 		failed := s.karpenterQueue(queue)
-		if len(failed) == 0 || !s.topology.loosen(failed) {
+		if len(failed) == 0 || !s.loosen(failed) {
 			for _, p := range failed {
 				for s.relaxKarpenter(p) {
 				}
@@ -181,10 +138,10 @@ func (s *solver) relaxKarpenter(p *podInfo) bool {
 		k.useAlternative(p, i+1)
 		return true
 	}
-	soft := p.softTerms()
-	if p.softRelaxed < len(soft) && soft[p.softRelaxed].Group.Kind != topology.Spread {
-		p.relaxations = append(p.relaxations, "preferred "+soft[p.softRelaxed].Group.Describe())
-		p.softRelaxed++
+	soft := p.topo.Soft()
+	if p.topo.Relaxed < len(soft) && soft[p.topo.Relaxed].Group.Kind != topology.Spread {
+		p.relaxations = append(p.relaxations, "preferred "+soft[p.topo.Relaxed].Group.Describe())
+		p.topo.Relaxed++
 		return true
 	}
 	if p.prefIndex < len(p.preferences) {
@@ -200,7 +157,7 @@ func (s *solver) relaxKarpenter(p *podInfo) bool {
 func (s *solver) unrelaxKarpenter(p *podInfo) {
 	s.karpenter.useAlternative(p, 0)
 	p.prefIndex = 0
-	p.softRelaxed = 0
+	p.topo.Relaxed = 0
 	p.relaxations = nil
 	p.tolerateSoft = s.opts.PreferencePolicy == PreferencesIgnore
 	p.effectiveCache = nil
@@ -220,7 +177,7 @@ func (s *solver) eachInflight(p *podInfo, skip *skipset.Set, try func(i int) boo
 		if skip != nil && skip.Find(i) != i {
 			continue
 		}
-		if p.requests.Fits(s.newFree.free[i]) && try(i) {
+		if p.requests.Fits(s.newFree.Free(i)) && try(i) {
 			return true
 		}
 	}
@@ -231,10 +188,7 @@ func (s *solver) eachInflight(p *podInfo, skip *skipset.Set, try func(i int) boo
 func (s *solver) startKarpenter(pods []*podInfo) {
 	s.karpenter = newKarpenterState(pods)
 	sortPodsKarpenter(pods)
-	if s.topology != nil {
-		// Karpenter starts a self-affine group's first domain at once.
-		s.topology.rules.AllowSeeds()
-	}
+	s.topology.AsKarpenter()
 }
 
 // run places pods by the strategy's rules and returns those left unplaced.

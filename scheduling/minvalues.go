@@ -27,30 +27,10 @@ func (s *solver) checkMinValues(pool *poolState, options []*typeOption, reqs req
 	return notes, ok
 }
 
+// distinctValues counts the values key takes over the options, as far as reqs allows (the
+// options' names always are: options meet reqs).
 func distinctValues(key string, options []*typeOption, reqs requirements.Requirements) int {
 	seen := map[string]bool{}
-	r, constrained := reqs[key]
-	for _, t := range options {
-		switch key {
-		case requirements.LabelInstanceType:
-			seen[t.it.Name] = true
-		case requirements.LabelTopologyZone:
-			for _, o := range t.Offerings {
-				if !constrained || r.Has(o.Zone) {
-					seen[o.Zone] = true
-				}
-			}
-		case requirements.LabelCapacityType:
-			for _, o := range t.Offerings {
-				if !constrained || r.Has(o.CapacityType) {
-					seen[o.CapacityType] = true
-				}
-			}
-		default:
-			if v, ok := t.it.Labels[key]; ok && (!constrained || r.Has(v)) {
-				seen[v] = true
-			}
-		}
-	}
+	typeValues(seen, options, key, reqs[key])
 	return len(seen)
 }

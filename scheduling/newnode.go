@@ -144,7 +144,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 				return false
 			}
 		}
-		if checkAttach && !attachFits(t, attach, p.volumes.Claims) {
+		if checkAttach && !attach.Fits(p.volumes.Claims, t.it.VolumeAttachLimits) {
 			return false
 		}
 		if reqsChanged && !f.Allows(&t.Type) {
@@ -244,9 +244,9 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
 	s.updateFree(n)
-	s.recordTopology(p, n.name, n.reqs, nil, n.index)
-	s.notePorts(p, n.index)
-	s.recordVolumes(p, n.name)
+	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Pool: n.pool.index}, n.reqs, n.index)
+	s.portTaken.Note(p.hostPorts, n.index)
+	s.pins.Record(p.volumes.Claims, n.name)
 }
 
 // openNewNode tries to start a node of pool for pod p.
@@ -274,9 +274,9 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
 	s.recordDaemons(n, daemons)
-	s.recordTopology(p, n.name, n.reqs, nil, n.index)
-	s.notePorts(p, n.index)
-	s.recordVolumes(p, n.name)
+	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Pool: n.pool.index}, n.reqs, n.index)
+	s.portTaken.Note(p.hostPorts, n.index)
+	s.pins.Record(p.volumes.Claims, n.name)
 	return n, ok
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/limits"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
@@ -70,6 +71,35 @@ type typeOption struct {
 
 func (p *poolState) allowUndefined(key string) bool { return p.definedKeys[key] }
 
+// typeValues adds to seen the values key takes on nodes of the types, as far as r allows (nil:
+// any): names for the instance type, available offerings for zone and capacity type, else the
+// types' own labels.
+func typeValues(seen map[string]bool, types []*typeOption, key string, r *requirements.Requirement) {
+	add := func(v string) {
+		if r == nil || r.Has(v) {
+			seen[v] = true
+		}
+	}
+	for _, t := range types {
+		switch key {
+		case requirements.LabelTopologyZone:
+			for _, o := range t.Offerings {
+				add(o.Zone)
+			}
+		case requirements.LabelCapacityType:
+			for _, o := range t.Offerings {
+				add(o.CapacityType)
+			}
+		case requirements.LabelInstanceType:
+			add(t.it.Name)
+		default:
+			if v, ok := t.it.Labels[key]; ok {
+				add(v)
+			}
+		}
+	}
+}
+
 // newPools validates NodePools and prepares them, highest weight first (ties by name). What
 // depends on the existing nodes (limits left, startup taints) is done by bindPools.
 func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemonset.Template) ([]*poolState, error) {
@@ -123,7 +153,7 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 		}
 		for _, n := range existing {
 			if n.nodePool == p.np.Name && !n.initialized && len(p.np.StartupTaints) > 0 {
-				n.taints = withoutTaints(n.taints, p.np.StartupTaints)
+				n.taints = taints.Without(n.taints, p.np.StartupTaints)
 			}
 		}
 		out[i] = &p

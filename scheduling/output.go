@@ -3,16 +3,15 @@ package scheduling
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/parallel"
+	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 )
@@ -76,16 +75,6 @@ func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
 		return t.Offerings[i].Price
 	}
 	return -1
-}
-
-// regionOf returns the region a node lands in: the requirement or type label when set, else
-// the cloud convention of a zone named <region><letter>.
-func regionOf(labels map[string]string, zone string) string {
-	if r, ok := labels[requirements.LabelTopologyRegion]; ok {
-		return r
-	}
-	region, _ := instancetype.ZoneRegion(zone)
-	return region
 }
 
 // plan renders the solver state as a Plan.
@@ -228,14 +217,7 @@ func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
 func (s *solver) launchableDomains() map[string][]string {
 	zones := map[string]bool{}
 	for _, pool := range s.pools {
-		zoneReq, constrained := pool.reqs[requirements.LabelTopologyZone]
-		for _, t := range pool.types {
-			for _, o := range t.Offerings {
-				if !constrained || zoneReq.Has(o.Zone) {
-					zones[o.Zone] = true
-				}
-			}
-		}
+		typeValues(zones, pool.types, requirements.LabelTopologyZone, pool.reqs[requirements.LabelTopologyZone])
 	}
 	if len(zones) == 0 {
 		return nil
@@ -276,7 +258,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		}
 		if v, ok := r.Any(); ok {
 			labels[k] = v
-		} else if v, ok := existenceValue(r); ok {
+		} else if v, ok := r.ExistenceValue(); ok {
 			labels[k] = v
 		}
 	}
@@ -292,7 +274,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 			labels[LabelCapacityReservationType] = c.offering.ReservationType
 		}
 	}
-	if region := regionOf(labels, c.offering.Zone); region != "" {
+	if region := instancetype.NodeRegion(labels, c.offering.Zone); region != "" {
 		labels[requirements.LabelTopologyRegion] = region
 	}
 	if _, ok := labels[requirements.LabelOS]; !ok {
@@ -324,7 +306,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		InstanceTypeOptions: names,
 		Labels:              labels,
 		Taints:              append([]corev1.Taint{}, n.pool.np.Taints...),
-		StartupTaints:       copyTaints(n.pool.np.StartupTaints),
+		StartupTaints:       taints.Copy(n.pool.np.StartupTaints),
 		Capacity:            it.Capacity.DeepCopy(),
 		Allocatable:         it.Allocatable(),
 		Pods:                sortedPodKeys(n.pods),
@@ -332,40 +314,9 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		Requirements:        withoutHostname(n.reqs),
 	}
 	if !c.option.daemons.IsZero() {
-		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", formatVector(s.dims, c.option.daemons)))
+		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", s.dims.Format(c.option.daemons)))
 	}
 	return nc, true
-}
-
-// existenceValue returns a value for a key a requirement needs on the node without naming
-// one (Exists, Gt, Lt): the smallest non-negative integer it allows, where Karpenter would
-// pick a random one.
-func existenceValue(r *requirements.Requirement) (string, bool) {
-	if (requirements.Requirements{r.Key: r}).Matches(nil) {
-		return "", false // the node may go without the label
-	}
-	start := int64(0)
-	for _, nsr := range r.NodeSelectorRequirements() {
-		if nsr.Operator != corev1.NodeSelectorOpGt || len(nsr.Values) != 1 {
-			continue
-		}
-		if n, err := strconv.ParseInt(nsr.Values[0], 10, 64); err == nil && n >= start && n < math.MaxInt64 {
-			start = n + 1
-		}
-	}
-	for i := start; i < start+1000 && i >= 0; i++ {
-		if v := strconv.FormatInt(i, 10); r.Has(v) {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-func copyTaints(t []corev1.Taint) []corev1.Taint {
-	if len(t) == 0 {
-		return nil
-	}
-	return append([]corev1.Taint(nil), t...)
 }
 
 // offeredOptions counts the node's options as its plan lists them (optionNames): those with an

@@ -40,12 +40,9 @@ type podInfo struct {
 	effectiveCache []requirements.Requirements
 	effectiveFor   int
 
-	// terms are the pod's spread and pod (anti-)affinity rules: required ones, then preferred
-	// ones in relaxation order; the first softRelaxed preferred ones have been given up.
-	terms       []topology.Term
-	softRelaxed int
-	// matched are the groups that count this pod.
-	matched []*topology.Group
+	// topo is the pod as topology follows it: its spread and pod (anti-)affinity terms, the
+	// groups that count it, what it has given up of them.
+	topo topology.Member
 	// memoClass identifies plain pods (no topology rule counts or binds them, no host port, no
 	// volume) that join or fail to join a node alike: same requests, requirements, preferences
 	// and tolerations. "" for other pods.
@@ -53,15 +50,6 @@ type podInfo struct {
 	// orderKey is the pod's content as far as placing it goes (podOrderKey), which orders the
 	// queue before the name does.
 	orderKey string
-	// loose is set once the pod, after a round without progress, may break what only keeps
-	// the placement order good: unbalance a spread group it matches in a domain no declaring
-	// pod holds yet, or leave a self-affine group's first pod alone in its domain.
-	loose bool
-	// eligible caches the eligible domains of each spread group for this pod.
-	eligible    map[*topology.Group][]string
-	activeCache []topology.Term
-	activeFor   int
-
 	// placedAlt is the alternative (with the preference in force) the pod's new node was
 	// narrowed by.
 	placedAlt requirements.Requirements
@@ -73,9 +61,6 @@ type podInfo struct {
 
 	// alone memoises aloneCost (0: not computed yet).
 	alone float64
-
-	ruleKeysCache []string
-	ruleKeysFor   int
 }
 
 // newPodInfo validates and converts a pod; an error makes the pod unschedulable with the
@@ -172,9 +157,9 @@ func (p *podInfo) relax(softTaints bool) bool {
 		p.prefIndex++
 		return true
 	}
-	if soft := p.softTerms(); p.softRelaxed < len(soft) {
-		p.relaxations = append(p.relaxations, "preferred "+soft[p.softRelaxed].Group.Describe())
-		p.softRelaxed++
+	if soft := p.topo.Soft(); p.topo.Relaxed < len(soft) {
+		p.relaxations = append(p.relaxations, "preferred "+soft[p.topo.Relaxed].Group.Describe())
+		p.topo.Relaxed++
 		return true
 	}
 	if !p.tolerateSoft && softTaints {
@@ -189,39 +174,6 @@ func (p *podInfo) relax(softTaints bool) bool {
 // count until the pod has relaxed them; startup taints are never passed here.
 func (p *podInfo) untoleratedTaint(nodeTaints []corev1.Taint) (corev1.Taint, bool) {
 	return taints.FirstUntolerated(p.pod.Spec.Tolerations, nodeTaints, p.tolerateSoft)
-}
-
-func taintString(t corev1.Taint) string {
-	if t.Value == "" {
-		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
-	}
-	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
-}
-
-// softTerms returns the pod's preferred topology terms (after its required ones).
-func (p *podInfo) softTerms() []topology.Term {
-	for i, t := range p.terms {
-		if !t.Required {
-			return p.terms[i:]
-		}
-	}
-	return nil
-}
-
-// activeTerms returns the terms in force: required ones and preferred ones not yet relaxed.
-func (p *podInfo) activeTerms() []topology.Term {
-	soft := p.softTerms()
-	required := p.terms[:len(p.terms)-len(soft)]
-	if p.softRelaxed == 0 {
-		return p.terms
-	}
-	if p.activeFor != p.softRelaxed {
-		out := make([]topology.Term, 0, len(required)+len(soft)-p.softRelaxed)
-		out = append(out, required...)
-		p.activeCache = append(out, soft[p.softRelaxed:]...)
-		p.activeFor = p.softRelaxed
-	}
-	return p.activeCache
 }
 
 // note records a placement step of a traced pod.
@@ -273,7 +225,7 @@ const maxTraceSteps = 200
 // setMemoClass gives a plain pod its memoClass: whether it may join a planned node depends
 // only on the node and on these, so a failure holds for every pod of the class.
 func (p *podInfo) setMemoClass() {
-	if len(p.terms) > 0 || len(p.matched) > 0 || len(p.hostPorts) > 0 || len(p.volumes.Claims) > 0 || len(p.volumes.Alternatives) > 0 {
+	if p.topo.Constrained() || len(p.hostPorts) > 0 || len(p.volumes.Claims) > 0 || len(p.volumes.Alternatives) > 0 {
 		return
 	}
 	var b strings.Builder

@@ -63,10 +63,10 @@ func podOrderKey(p *podInfo) string {
 		return p.memoClass
 	}
 	size := len(p.requestsKey) + len(p.memoClass) + len(ns) + 16
-	for _, t := range p.terms {
+	for _, t := range p.topo.Terms {
 		size += len(t.Group.ID()) + 24
 	}
-	for _, g := range p.matched {
+	for _, g := range p.topo.Matched {
 		size += len(g.ID()) + 10
 	}
 	if owner != nil {
@@ -80,13 +80,13 @@ func podOrderKey(p *podInfo) string {
 		b.WriteString(p.memoClass) // requests, node selection, preferences, tolerations
 	} else {
 		b.WriteString(p.requestsKey)
-		for _, t := range p.terms {
+		for _, t := range p.topo.Terms {
 			b.WriteString("|term ")
 			b.WriteString(t.Group.ID())
 			b.Write(strconv.AppendBool(num[:0], t.Required))
 			b.Write(strconv.AppendInt(append(num[:0], ' '), int64(t.Weight), 10))
 		}
-		for _, g := range p.matched {
+		for _, g := range p.topo.Matched {
 			b.WriteString("|counted ")
 			b.WriteString(g.ID())
 		}

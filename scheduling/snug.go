@@ -29,15 +29,15 @@ func (n *newNode) snug(out resources.Vector) resources.Vector {
 // addFree indexes a node that just joined the plan.
 func (s *solver) addFree(n *newNode) {
 	room := s.roomScratch(n)
-	s.newFree.add(n.free(s.nodeCost, room))
-	s.snugFree.add(n.snug(room))
+	s.newFree.Add(n.free(s.nodeCost, room))
+	s.snugFree.Add(n.snug(room))
 }
 
 // updateFree indexes a node's room anew after it changed.
 func (s *solver) updateFree(n *newNode) {
 	room := s.roomScratch(n)
-	s.newFree.update(n.index, n.free(s.nodeCost, room))
-	s.snugFree.update(n.index, n.snug(room))
+	s.newFree.Update(n.index, n.free(s.nodeCost, room))
+	s.snugFree.Update(n.index, n.snug(room))
 }
 
 // roomScratch is a vector of the node's dimensions for free and snug: the indexes copy what
@@ -63,7 +63,7 @@ func (s *solver) placeSnug(p *podInfo, skip *skipset.Set) bool {
 	placed := false
 	try := func(i int) bool {
 		n := s.nodes[i]
-		if p.trace == nil && s.plannedNodeRefuses(p, n) {
+		if p.trace == nil && s.topology.Refuses(&p.topo, n.pool.index, n.reqs) {
 			s.refused[i] = s.attempt
 			return false
 		}
@@ -87,13 +87,13 @@ func (s *solver) placeSnug(p *podInfo, skip *skipset.Set) bool {
 	}
 	if skip != nil {
 		for i := skip.Find(0); i < len(s.nodes); i = skip.Find(i + 1) {
-			if p.requests.Fits(s.snugFree.free[i]) && try(i) {
+			if p.requests.Fits(s.snugFree.Free(i)) && try(i) {
 				break
 			}
 		}
 		return placed
 	}
-	s.snugFree.each(p.requests, try)
+	s.snugFree.Each(p.requests, try)
 	return placed
 }
 

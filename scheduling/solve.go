@@ -10,8 +10,8 @@ import (
 
 	"github.com/nodeplan/nodeplan/daemonset"
 	"github.com/nodeplan/nodeplan/hostport"
+	"github.com/nodeplan/nodeplan/internal/freeindex"
 	"github.com/nodeplan/nodeplan/internal/resources"
-	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
@@ -25,14 +25,14 @@ type solver struct {
 	existing []*existingNode
 	nodes    []*newNode
 	volumes  *volume.Index
-	// claimNode pins ReadWriteOnce claims to the node their first user was planned on.
-	claimNode map[string]string
+	// pins pins ReadWriteOnce claims to the node their first user was planned on.
+	pins      volume.Pins
 	usedNames map[string]bool
-	topology  *topologyState
+	topology  *topology.State
 	alts      []requirements.Requirements // the last nodeRequirements result
 	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
 	// address, so pods needing that port skip them without trying each.
-	portTaken map[hostport.Key]*skipset.Set
+	portTaken hostport.Taken
 	scratch   resources.Vector
 	// room holds a node's free room between free or snug and the index that copies it.
 	room resources.Vector
@@ -45,9 +45,9 @@ type solver struct {
 	poolRooms map[*poolState]resources.Vector
 	altOrigin []requirements.Requirements // the pod alternative behind each alts entry
 	// existingFree and newFree index the free room of existing and new nodes.
-	existingFree, newFree *freeIndex
+	existingFree, newFree *freeindex.Index
 	// snugFree indexes the room new nodes have left at their current price (snug).
-	snugFree *freeIndex
+	snugFree *freeindex.Index
 	// refused[i] is the attempt (a count of placeSnug calls) in which the pod being placed
 	// was found unable to join s.nodes[i].
 	refused []int
@@ -66,8 +66,8 @@ type solver struct {
 	karpenter *karpenterState
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
 	daemons []*daemonset.Template
-	// domainMemo holds the verdicts of the placed pod's topology rules on planned nodes.
-	domainMemo topology.Planned
+	// offer holds a new node's options while topology settles its DaemonSets.
+	offer offerOptions
 	// earlyBound is the lower bound being worked out during the placement, if any.
 	earlyBound *earlyBound
 }
@@ -159,7 +159,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	default:
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
-	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, claimNode: map[string]string{}, usedNames: map[string]bool{},
+	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, usedNames: map[string]bool{},
 		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{},
 		poolRooms: map[*poolState]resources.Vector{}}
 	var err error
@@ -167,10 +167,9 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		return nil, nil, nil, err
 	}
 	s.scratch = make(resources.Vector, s.dims.Len())
-	s.portTaken = map[hostport.Key]*skipset.Set{}
-	s.existingFree = newFreeIndex(s.dims.Len())
-	s.newFree = newFreeIndex(s.dims.Len())
-	s.snugFree = newFreeIndex(s.dims.Len())
+	s.existingFree = freeindex.New(s.dims.Len())
+	s.newFree = freeindex.New(s.dims.Len())
+	s.snugFree = freeindex.New(s.dims.Len())
 	for _, n := range s.existing {
 		s.usedNames[n.name] = true
 	}
@@ -186,7 +185,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
 	s.countExistingVolumes()
 	for _, n := range s.existing {
-		n.index = s.existingFree.add(n.free())
+		n.index = s.existingFree.Add(n.free())
 	}
 
 	var pods []*podInfo
@@ -300,7 +299,7 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 		if len(next) == 0 {
 			return nil
 		}
-		if !progress && s.topology.loosen(next) {
+		if !progress && s.loosen(next) {
 			queue = next
 			continue
 		}
@@ -327,7 +326,7 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 func (s *solver) place(p *podInfo, explain bool) rejection {
 	traced := p.trace != nil
 	tried := 0
-	placed := s.existingFree.each(p.requests, func(i int) bool {
+	placed := s.existingFree.Each(p.requests, func(i int) bool {
 		n := s.existing[i]
 		tried++
 		if r := s.tryExisting(n, p, traced); r.failed() {
@@ -359,7 +358,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if memo && !n.pool.limits.Set() && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
-		if !traced && s.plannedNodeRefuses(p, n) {
+		if !traced && s.topology.Refuses(&p.topo, n.pool.index, n.reqs) {
 			return false
 		}
 		c, r := s.tryNewNode(n, p, traced)
@@ -378,11 +377,11 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		}
 		return true
 	}
-	skip := s.hostnameSkip(p)
+	skip := s.topology.Skip(&p.topo)
 	if skip == nil {
-		skip = s.portSkip(p)
+		skip = s.portTaken.Skip(p.hostPorts)
 	}
-	scan := traced || !s.noPlannedNodeTakes(p)
+	scan := traced || !s.topology.NoneTakes(&p.topo)
 	if scan && s.karpenter == nil && s.placeSnug(p, skip) {
 		return ok
 	}
@@ -394,11 +393,11 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		}
 	} else if skip != nil {
 		for i := skip.Find(0); i < len(s.nodes); i = skip.Find(i + 1) {
-			if p.requests.Fits(s.newFree.free[i]) && try(i) {
+			if p.requests.Fits(s.newFree.Free(i)) && try(i) {
 				return ok
 			}
 		}
-	} else if s.newFree.each(p.requests, try) {
+	} else if s.newFree.Each(p.requests, try) {
 		return ok
 	}
 	if skipped := len(s.nodes) - tried; traced && skipped > 0 {
@@ -461,12 +460,12 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 
 func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 	n.used.Add(p.requests)
-	s.existingFree.update(n.index, n.free())
+	s.existingFree.Update(n.index, n.free())
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.placed = append(n.placed, p)
-	s.recordTopology(p, n.name, n.reqs, n, -1)
-	s.recordVolumes(p, n.name)
+	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Existing: true, Labels: n.labels}, n.reqs, -1)
+	s.pins.Record(p.volumes.Claims, n.name)
 }
 
 // nextNodeName returns the next free <nodepool>-<n> name without taking it.

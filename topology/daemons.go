@@ -3,6 +3,8 @@ package topology
 import (
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/daemonset"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -135,4 +137,98 @@ func (r *Rules) RecordDaemons(running []*Daemon, reqs requirements.Requirements,
 		}
 	}
 	return counted
+}
+
+// Offer is a new node's instance-type options as SettleDaemons sees them: the solver keeps
+// them, and narrows them when asked.
+type Offer interface {
+	// AnyRuns reports whether runs (by the pool's type number) holds for one of the options.
+	AnyRuns(runs []bool) bool
+	// Cheapest returns the type number and price of the cheapest offering an option allows
+	// under reqs.
+	Cheapest(reqs requirements.Requirements) (typ int, price float64, ok bool)
+	// Narrow drops the options reqs does not allow.
+	Narrow(reqs requirements.Requirements)
+	// Keep drops the options whose runs (by type number) is not want.
+	Keep(runs []bool, want bool)
+}
+
+// SettleDaemons decides, for a node of NodePool pool about to open with requirements reqs and
+// the options offer, which counted daemons will run on it, and fixes every label key their
+// groups spread over (but the hostname) to one value, returning the narrowed requirements and
+// the daemons to record (RecordDaemons) once the node has its number. Fixing the key now,
+// rather than counting the daemon when the last offering is chosen, is what keeps the final
+// state valid: the pods placed after it see the daemon's pod in its domain, whereas a count
+// made at the end would come after every check. The value is the one that breaks no placed
+// pod's required spread or anti-affinity, then the cheapest, then the least counted. Options
+// that disagree with the cheapest on whether a daemon runs are dropped, so the count does not
+// depend on the type launched. With no counted daemon it does nothing.
+func (s *State) SettleDaemons(pool int, reqs requirements.Requirements, offer Offer) (requirements.Requirements, []*Daemon) {
+	if s == nil || len(s.daemons) == 0 {
+		return reqs, nil
+	}
+	var running []*Daemon
+	for _, dc := range s.daemons {
+		if !offer.AnyRuns(dc.Runs[pool]) || !s.cluster.DaemonRuns(dc.Template, pool, -1, reqs) {
+			continue
+		}
+		running = append(running, dc)
+	}
+	if len(running) == 0 {
+		return reqs, nil
+	}
+	copied := false
+	for _, key := range DaemonKeys(running) {
+		if key == requirements.LabelHostname {
+			continue
+		}
+		if r, ok := reqs[key]; ok && r.Len() == 1 {
+			continue
+		}
+		best, bestPrice, bestBreaks, bestCount, found := "", 0.0, false, 0, false
+		for _, v := range s.domains.Within(pool, key, reqs) {
+			narrowed := reqs.Copy()
+			narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, v))
+			_, price, ok := offer.Cheapest(narrowed)
+			if !ok {
+				continue
+			}
+			breaks, count := s.rules.DaemonsBreak(running, key, v)
+			better := !found || (!breaks && bestBreaks) ||
+				(breaks == bestBreaks && (price < bestPrice || (price == bestPrice && count < bestCount)))
+			if better {
+				best, bestPrice, bestBreaks, bestCount, found = v, price, breaks, count, true
+			}
+		}
+		if !found {
+			continue // no option carries the key: the daemon is counted in no domain of it
+		}
+		if !copied {
+			reqs = reqs.Copy()
+			copied = true
+		}
+		reqs.Add(requirements.New(key, corev1.NodeSelectorOpIn, best))
+	}
+	if copied {
+		offer.Narrow(reqs)
+	}
+	if typ, _, ok := offer.Cheapest(reqs); ok {
+		for _, dc := range running {
+			offer.Keep(dc.Runs[pool], dc.Runs[pool][typ])
+		}
+		kept := running[:0]
+		for _, dc := range running {
+			if dc.Runs[pool][typ] {
+				kept = append(kept, dc)
+			}
+		}
+		running = kept
+	}
+	return reqs, running
+}
+
+// RecordDaemons counts the pods of the daemons SettleDaemons found running on new node number
+// index, named name, with requirements reqs. It reports whether any pod was counted.
+func (s *State) RecordDaemons(running []*Daemon, reqs requirements.Requirements, name string, index int) bool {
+	return s != nil && s.rules.RecordDaemons(running, reqs, name, index)
 }

@@ -1,6 +1,26 @@
 // Package topology keeps the domain counts behind topology spread constraints and pod
 // (anti-)affinity, and answers which domains a pod may go to, with kube-scheduler's rules.
 //
+// A solver talks to State alone. It keeps a Member per pending pod (its terms, the groups
+// that count it, what it gave up), tells State about its nodes and NodePools through Cluster,
+// and asks four things: which domains a pod may take on a node (Narrow), which nodes it must
+// skip (Skip, Refuses, NoneTakes), to record a placement (Record), and which DaemonSet pods
+// come with a new node (SettleDaemons, RecordDaemons). What keeps the final state true (the
+// rules below) stays inside:
+//
+//	st := topology.NewState(namespaces)
+//	terms, _ := st.Terms(pod, false)
+//	m := &topology.Member{Terms: terms, Host: solverPod}
+//	if st.HasGroups() {
+//		st.Start(cluster, 1, func(int) (*topology.Member, *corev1.Pod) { return m, pod }, daemonSets)
+//	}
+//	node := topology.Joining{Name: "node-1", Pool: 0, Fresh: true}
+//	if reqs, refused := st.Narrow(m, nodeRequirements, node, launch, false); refused.Group == nil {
+//		st.Record(m, node, reqs, 0)
+//	}
+//
+// Underneath, the pieces State is made of:
+//
 // The provisioning solver builds a Tracker once per solve, registers the pods already running
 // (Record with their node's labels), derives each pending pod's terms (Terms), asks Allowed
 // before a placement and Records the pod after it:

@@ -93,6 +93,16 @@ func seenKey(claims []Claim, key string) bool {
 	return false
 }
 
+// Fits reports whether a node with these attach limits (nil: none) can attach the claims counted
+// so far plus claims.
+func (c *AttachCounter) Fits(claims []Claim, limits map[string]int) bool {
+	if len(claims) == 0 || limits == nil {
+		return true
+	}
+	_, fits := c.CanAdd(claims, limits)
+	return fits
+}
+
 // Add records claims as used on the node. It does not check limits.
 func (c *AttachCounter) Add(claims []Claim) {
 	for _, cl := range claims {

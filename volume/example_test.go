@@ -61,3 +61,17 @@ func Example() {
 	// claim default/data-db-0: driver ebs.csi.aws.com, ReadWriteOnce true
 	// fits a node with EBS limit 0: node can attach at most 0 ebs.csi.aws.com volumes and already uses 0; the pod needs 1 more
 }
+
+func ExamplePins() {
+	var pins volume.Pins
+	claims := []volume.Claim{{Key: "default/data-db-0", ReadWriteOnce: true}}
+	pins.Record(claims, "node-1") // the claim's first user was planned on node-1
+	if problem, bad := pins.Problem(claims, volume.NewAttachCounter(), nil, "node-2"); bad {
+		fmt.Println(problem.Describe("node-2"))
+	}
+	_, bad := pins.Problem(claims, volume.NewAttachCounter(), nil, "node-1")
+	fmt.Println("problem on node-1:", bad)
+	// Output:
+	// claim default/data-db-0 is ReadWriteOnce and used on node node-1
+	// problem on node-1: false
+}

@@ -163,6 +163,9 @@ func applyDecisions(in disruption.Input, d disruption.Decisions) applied {
 	for ci, cmd := range d.Commands {
 		name := fmt.Sprintf("command %d (%s)", ci+1, cmd.Method)
 		graceful := cmd.Reason != scheduling.ReasonExpired && cmd.Method != disruption.MethodExpiration
+		// Drift on a NodePool with a terminationGracePeriod does not wait for
+		// PodDisruptionBudgets: the drain ends at the grace period whatever they say.
+		withinPDBs := graceful && !(cmd.Method == disruption.MethodDrift && drainBounded(in, inputNode, cmd))
 		cands := map[string]bool{}
 		for _, c := range cmd.Candidates {
 			switch {
@@ -196,7 +199,7 @@ func applyDecisions(in disruption.Input, d disruption.Decisions) applied {
 				}
 			}
 		}
-		if graceful {
+		if withinPDBs {
 			pdbs.take(name, cmd, where, pods, fail)
 		} else {
 			pdbs.use(cmd, pods)
@@ -294,4 +297,29 @@ func reschedulable(p *corev1.Pod) bool {
 
 func terminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// drainBounded reports whether every candidate of the command belongs to a NodePool that
+// sets a terminationGracePeriod.
+func drainBounded(in disruption.Input, inputNode map[string]*disruption.Node, cmd disruption.Command) bool {
+	for _, c := range cmd.Candidates {
+		n := inputNode[c.Node]
+		if n == nil {
+			return false
+		}
+		pool := n.NodePool
+		if pool == "" {
+			pool = n.Node.Labels["karpenter.sh/nodepool"]
+		}
+		bounded := false
+		for _, np := range in.NodePools {
+			if np != nil && np.Name == pool && np.TerminationGracePeriod != nil {
+				bounded = true
+			}
+		}
+		if !bounded {
+			return false
+		}
+	}
+	return len(cmd.Candidates) > 0
 }

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/conformance/check"
 	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // runningNode builds a running 4-cpu node of NodePool default with its pods.
@@ -66,6 +68,11 @@ func TestDecisionsCheckerFindsViolations(t *testing.T) {
 			Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &minAvailable,
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "api"}}},
 		}}
+		return in
+	}
+	hour := time.Hour
+	withPool := func(in disruption.Input, grace *time.Duration) disruption.Input {
+		in.NodePools = []*scheduling.NodePool{{Name: "default", TerminationGracePeriod: grace}}
 		return in
 	}
 	for _, tc := range []struct {
@@ -129,6 +136,15 @@ func TestDecisionsCheckerFindsViolations(t *testing.T) {
 		name:     "expiration is not held by the PodDisruptionBudget",
 		in:       withPDB(cluster()),
 		commands: []disruption.Command{deleteCommand(disruption.MethodExpiration, []string{"e1"}, []string{"default/p1"}, move("default/p1", "e2"))},
+	}, {
+		name:     "drift is held by the PodDisruptionBudget",
+		in:       withPDB(withPool(cluster(), nil)),
+		commands: []disruption.Command{deleteCommand(disruption.MethodDrift, []string{"e1"}, []string{"default/p1"}, move("default/p1", "e2"))},
+		want:     map[string]int{check.Accounting: 1},
+	}, {
+		name:     "drift on a NodePool with a terminationGracePeriod is not held by the PodDisruptionBudget",
+		in:       withPDB(withPool(cluster(), &hour)),
+		commands: []disruption.Command{deleteCommand(disruption.MethodDrift, []string{"e1"}, []string{"default/p1"}, move("default/p1", "e2"))},
 	}, {
 		name:     "a staying pod loses the partner its zonal affinity requires",
 		in:       cluster(),

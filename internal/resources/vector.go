@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -181,4 +182,21 @@ func (v Vector) IsZero() bool {
 		}
 	}
 	return true
+}
+
+// Format writes the vector's non-zero resources but pods, in dimension order, as
+// "(cpu 500m, memory 1Gi)".
+func (d *Dims) Format(v Vector) string {
+	s := ""
+	for i, x := range v {
+		if x == 0 || i == Pods {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		q := Quantity(d.Name(i), x)
+		s += fmt.Sprintf("%s %s", d.Name(i), q.String())
+	}
+	return "(" + s + ")"
 }

@@ -1,6 +1,7 @@
 package taints
 
 import (
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,5 +32,32 @@ func TestFirstUntolerated(t *testing.T) {
 				t.Errorf("got %q (%v), want %q", got.Key, bad, tc.want)
 			}
 		})
+	}
+}
+
+func TestWithoutAndString(t *testing.T) {
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	gpu := corev1.Taint{Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+	gpuExec := corev1.Taint{Key: "gpu", Value: "false", Effect: corev1.TaintEffectNoExecute}
+	cases := []struct {
+		name      string
+		got, want []corev1.Taint
+	}{
+		{"ephemeral dropped while starting", Starting([]corev1.Taint{notReady, gpu}, false), []corev1.Taint{gpu}},
+		{"kept once initialized", Starting([]corev1.Taint{notReady, gpu}, true), []corev1.Taint{notReady, gpu}},
+		{"key and effect match, value ignored", Without([]corev1.Taint{gpu, gpuExec}, []corev1.Taint{{Key: "gpu", Effect: corev1.TaintEffectNoSchedule}}), []corev1.Taint{gpuExec}},
+		{"none left is nil", Without([]corev1.Taint{notReady}, []corev1.Taint{notReady}), nil},
+		{"copy of none is nil", Copy([]corev1.Taint{}), nil},
+	}
+	for _, c := range cases {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if s := String(gpu); s != "gpu=true:NoSchedule" {
+		t.Errorf("String(gpu) = %q", s)
+	}
+	if s := String(notReady); s != "node.kubernetes.io/not-ready:NoSchedule" {
+		t.Errorf("String(notReady) = %q", s)
 	}
 }
