@@ -260,14 +260,13 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	if poolReqs.Conflict(reqs) != "" {
 		return typeOption{}, false
 	}
-	offerings := poolOfferings(it, poolReqs)
+	offerings := it.LaunchOfferings(poolReqs)
 	if len(offerings) == 0 {
 		return typeOption{}, false
 	}
-	slices.SortStableFunc(offerings, compareOfferings)
 	d := dims.Len()
 	room, capacity, daemons := vectors[:d:d], vectors[d:2*d:2*d], vectors[2*d:3*d:3*d]
-	allocatableRoom(room, it, dims)
+	it.AllocatableRoom(room, dims)
 	dims.Fill(capacity, it.Capacity)
 	return typeOption{
 		Type:     typeindex.Type{Reqs: reqs, Offerings: offerings},
@@ -337,28 +336,6 @@ func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOptio
 	return out
 }
 
-// compareOfferings orders offerings as offeringLess does, for slices.SortStableFunc (which,
-// unlike sort.SliceStable, does not allocate).
-func compareOfferings(a, b instancetype.Offering) int {
-	switch {
-	case offeringLess(a, b):
-		return -1
-	case offeringLess(b, a):
-		return 1
-	}
-	return 0
-}
-
-func offeringLess(a, b instancetype.Offering) bool {
-	if a.Price != b.Price {
-		return a.Price < b.Price
-	}
-	if a.Zone != b.Zone {
-		return a.Zone < b.Zone
-	}
-	return a.CapacityType < b.CapacityType
-}
-
 // reserveStartingDaemons holds room on nodes still starting for the DaemonSet pods that will
 // run there but are not bound yet, as Karpenter does for in-flight nodes. It runs once the
 // NodePools have dropped their startup taints from those nodes.
@@ -402,46 +379,3 @@ func poolDaemonPorts(p *poolState, daemons []*daemonset.Template) []hostport.Por
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-
-// poolOfferings returns the type's available offerings the pool's requirements allow, in one
-// slice of at most len(it.Offerings): it.CompatibleOfferings without the reserved offerings of
-// a pool that does not name the reserved capacity type in its requirements (Karpenter
-// launches into capacity reservations only for NodePools that ask for them).
-func poolOfferings(it *instancetype.InstanceType, poolReqs requirements.Requirements) []instancetype.Offering {
-	r, ok := poolReqs[requirements.LabelCapacityType]
-	reservations := ok && !r.IsComplement() && r.Has(instancetype.CapacityTypeReserved)
-	var out []instancetype.Offering
-	for _, o := range it.Offerings {
-		if !o.Available || !instancetype.OfferingAllowed(o, poolReqs) || (o.CapacityType == instancetype.CapacityTypeReserved && !reservations) {
-			continue
-		}
-		if out == nil {
-			out = make([]instancetype.Offering, 0, len(it.Offerings))
-		}
-		out = append(out, o)
-	}
-	return out
-}
-
-// allocatableRoom writes dims.Vector(it.Allocatable()) into room without the two resource
-// lists Allocatable builds for every type: per dimension, the capacity less each overhead, at
-// least zero. The quantities are subtracted exactly, so the milli-units are Allocatable's.
-func allocatableRoom(room resources.Vector, it *instancetype.InstanceType, dims *resources.Dims) {
-	clear(room)
-	overheads := [...]corev1.ResourceList{it.Overhead.KubeReserved, it.Overhead.SystemReserved, it.Overhead.EvictionThreshold}
-	for name, q := range it.Capacity {
-		i, ok := dims.Index(name)
-		if !ok {
-			continue
-		}
-		a := q.DeepCopy()
-		for _, l := range overheads {
-			if o, ok := l[name]; ok {
-				a.Sub(o)
-			}
-		}
-		if a.Sign() > 0 {
-			room[i] = a.MilliValue()
-		}
-	}
-}

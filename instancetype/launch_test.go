@@ -1,4 +1,4 @@
-package scheduling
+package instancetype_test
 
 import (
 	"slices"
@@ -11,9 +11,10 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype/aws"
 	"github.com/nodeplan/nodeplan/instancetype/synthetic"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// allocatableRoom is a shortcut for dims.Vector(it.Allocatable()): it must give the same
+// AllocatableRoom is a shortcut for dims.Vector(it.Allocatable()): it must give the same
 // milli-units for every type of the real catalogs and for the corner cases of quantity
 // arithmetic (overheads in several lists, fractions of a milli-unit, overheads larger than
 // the capacity, resources outside the dimensions).
@@ -63,10 +64,55 @@ func TestAllocatableRoomIsAllocatable(t *testing.T) {
 		for _, it := range types {
 			got, want := make(resources.Vector, dims.Len()), dims.Vector(it.Allocatable())
 			got[0] = 1 // overwritten
-			allocatableRoom(got, it, dims)
+			it.AllocatableRoom(got, dims)
 			if !slices.Equal(got, want) {
-				t.Errorf("%s over %d dimensions: allocatableRoom = %v, dims.Vector(Allocatable()) = %v", it.Name, dims.Len(), got, want)
+				t.Errorf("%s over %d dimensions: AllocatableRoom = %v, dims.Vector(Allocatable()) = %v", it.Name, dims.Len(), got, want)
 			}
 		}
+	}
+}
+
+// LaunchOfferings is what a NodePool may launch a type into: available offerings its zones and
+// capacity types allow, reserved ones only when it asks for reserved capacity, cheapest first
+// with ties in the catalog's order.
+func TestLaunchOfferings(t *testing.T) {
+	it := &instancetype.InstanceType{Name: "m5.large", Offerings: []instancetype.Offering{
+		{Zone: "us-west-2b", CapacityType: requirements.CapacityTypeOnDemand, Price: 0.096, Available: true},
+		{Zone: "us-west-2a", CapacityType: requirements.CapacityTypeOnDemand, Price: 0.096, Available: true},
+		{Zone: "us-west-2a", CapacityType: requirements.CapacityTypeSpot, Price: 0.04, Available: true},
+		{Zone: "us-west-2c", CapacityType: requirements.CapacityTypeSpot, Price: 0.03, Available: false},
+		{Zone: "us-west-2a", CapacityType: instancetype.CapacityTypeReserved, Price: 0.01, Available: true, ReservationID: "cr-2"},
+		{Zone: "us-west-2a", CapacityType: instancetype.CapacityTypeReserved, Price: 0.01, Available: true, ReservationID: "cr-1"},
+	}}
+	in := func(key string, values ...string) requirements.Requirements {
+		return requirements.NewRequirements(requirements.New(key, corev1.NodeSelectorOpIn, values...))
+	}
+	offering := func(zone, capacityType, reservation string) string {
+		return zone + "/" + capacityType + "/" + reservation
+	}
+	tests := []struct {
+		name string
+		reqs requirements.Requirements
+		want []string
+	}{
+		{"no requirements: no reservation, cheapest first, equal prices by zone", requirements.Requirements{}, []string{
+			offering("us-west-2a", "spot", ""), offering("us-west-2a", "on-demand", ""), offering("us-west-2b", "on-demand", ""),
+		}},
+		{"asking for reserved capacity: reservations in the catalog's order", in(requirements.LabelCapacityType, "reserved", "spot"), []string{
+			offering("us-west-2a", "reserved", "cr-2"), offering("us-west-2a", "reserved", "cr-1"), offering("us-west-2a", "spot", ""),
+		}},
+		{"one zone", in(requirements.LabelTopologyZone, "us-west-2b"), []string{offering("us-west-2b", "on-demand", "")}},
+		{"only unavailable offerings allowed", in(requirements.LabelTopologyZone, "us-west-2c"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, o := range it.LaunchOfferings(tt.reqs) {
+				got = append(got, offering(o.Zone, o.CapacityType, o.ReservationID))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("LaunchOfferings = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
