@@ -88,7 +88,9 @@ func (it *InstanceType) Allocatable() corev1.ResourceList {
 func (it *InstanceType) Requirements() requirements.Requirements {
 	reqs := requirements.FromLabels(it.Labels)
 	reqs.Add(requirements.New(requirements.LabelInstanceType, corev1.NodeSelectorOpIn, it.Name))
-	var zones, capacityTypes []string
+	// One backing array for both lists: New copies the values it keeps.
+	values := make([]string, 2*len(it.Offerings))
+	zones, capacityTypes := values[:0:len(it.Offerings)], values[len(it.Offerings):len(it.Offerings)]
 	for _, o := range it.Offerings {
 		if !o.Available {
 			continue

@@ -5,7 +5,7 @@ import "github.com/nodeplan/nodeplan/requirements"
 // OfferingRegions returns the regions of the type's available offerings when every zone names
 // its region (see ZoneRegion), else nil.
 func (it *InstanceType) OfferingRegions() []string {
-	var out []string
+	out := make([]string, 0, len(it.Offerings))
 	for _, o := range it.Offerings {
 		if !o.Available {
 			continue

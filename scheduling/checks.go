@@ -240,9 +240,8 @@ func (s *solver) fitOptionsOn(t target, p *podInfo, reqs, alt requirements.Requi
 	}
 	var dst []*typeOption
 	if intoSpare && !t.fresh {
-		if n.spareOptions == nil {
-			n.spareOptions = make([]*typeOption, 0, len(n.options))
-		}
+		// Nil until the node's options first narrow: fitOptions then makes an array of the
+		// size it keeps, only when it keeps fewer options than it was given.
 		dst = n.spareOptions
 	}
 	options := s.fitOptions(dst, from, reqs, changed, n.used, p, pool, n.reserved, n.attach)

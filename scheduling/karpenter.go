@@ -123,7 +123,7 @@ func (s *solver) tryKarpenter(p *podInfo) bool {
 			return false
 		}
 		if p.trace != nil {
-			p.note("relaxed %s", p.relaxations[len(p.relaxations)-1])
+			p.trace.note("relaxed %s", p.relaxations[len(p.relaxations)-1])
 		}
 	}
 }

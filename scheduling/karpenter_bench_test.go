@@ -39,3 +39,18 @@ func BenchmarkSolveKarpenterPreferences(b *testing.B) {
 		benchmarkKarpenterWorkload(b, karpenterload.New(1).Preferences(4000))
 	})
 }
+
+// BenchmarkPrepareKarpenter prepares one pod over Karpenter's 400 fake instance types: the
+// NodePool's preparation every Solve and every `nodeplan plan` starts with.
+func BenchmarkPrepareKarpenter(b *testing.B) {
+	in := scheduling.Input{
+		Pods:      karpenterload.New(1).Diverse(1),
+		NodePools: []*scheduling.NodePool{{Name: "default", InstanceTypes: karpenterload.FakeCatalog(400)}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := scheduling.Prepare(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -206,27 +206,23 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemonset
 			}
 		}
 	}
+	// The options and their vectors are built in blocks, not one allocation each.
+	block := make([]typeOption, 0, len(np.InstanceTypes))
+	vectors := make(resources.Vector, 3*len(np.InstanceTypes)*dims.Len())
 	for _, it := range np.InstanceTypes {
 		if it == nil {
 			continue
 		}
-		t := newTypeOption(it, p.reqs, typeKeys, dims)
-		if t == nil {
+		t, ok := newTypeOption(it, p.reqs, typeKeys, dims, vectors)
+		if !ok {
 			continue
 		}
-		p.applyDaemons(t, daemons, dims)
-		p.types = append(p.types, t)
+		vectors = vectors[3*dims.Len():]
+		p.applyDaemons(&t, daemons, dims)
+		block = append(block, t)
 	}
-	sort.SliceStable(p.types, func(i, j int) bool {
-		if p.types[i].cheapest != p.types[j].cheapest {
-			return p.types[i].cheapest < p.types[j].cheapest
-		}
-		return p.types[i].it.Name < p.types[j].it.Name
-	})
-	p.types = packTypes(p.types, dims.Len())
-	for i, t := range p.types {
-		t.index = i
-	}
+	slices.SortStableFunc(block, compareTypeOptions)
+	p.types = packTypes(block, dims.Len())
 	p.typeIndex = typeindex.New(len(p.types), func(i int) *typeindex.Type { return &p.types[i].Type })
 	p.daemonPorts = poolDaemonPorts(p, daemons)
 	l, err := limits.New(np.Limits, dims)
@@ -246,7 +242,9 @@ func hasPositive(np *NodePool, key string) bool {
 	return false
 }
 
-func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirements, typeKeys map[string]bool, dims *resources.Dims) *typeOption {
+// newTypeOption makes the pool's option of it, its room, capacity and daemons vectors the
+// first three dims.Len() of vectors; false when the pool cannot launch it.
+func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirements, typeKeys map[string]bool, dims *resources.Dims, vectors resources.Vector) (typeOption, bool) {
 	reqs := it.Requirements()
 	for k := range typeKeys {
 		if _, has := reqs[k]; !has {
@@ -260,36 +258,56 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 		}
 	}
 	if poolReqs.Conflict(reqs) != "" {
-		return nil
+		return typeOption{}, false
 	}
-	offerings := withoutUnaskedReservations(it.CompatibleOfferings(poolReqs), poolReqs)
+	offerings := it.LaunchOfferings(poolReqs)
 	if len(offerings) == 0 {
-		return nil
+		return typeOption{}, false
 	}
-	sort.SliceStable(offerings, func(i, j int) bool { return offeringLess(offerings[i], offerings[j]) })
-	return &typeOption{
+	d := dims.Len()
+	room, capacity, daemons := vectors[:d:d], vectors[d:2*d:2*d], vectors[2*d:3*d:3*d]
+	it.AllocatableRoom(room, dims)
+	dims.Fill(capacity, it.Capacity)
+	return typeOption{
 		Type:     typeindex.Type{Reqs: reqs, Offerings: offerings},
 		it:       it,
-		room:     dims.Vector(it.Allocatable()),
-		capacity: dims.Vector(it.Capacity),
-		daemons:  make(resources.Vector, dims.Len()),
+		room:     room,
+		capacity: capacity,
+		daemons:  daemons,
 		cheapest: offerings[0].Price,
-	}
+	}, true
 }
 
-// packTypes moves the types, and their rooms, into one array each, in order: the solver scans
-// every option's room for every pod it places, and contiguous rooms keep that scan in cache
-// rather than chasing a pointer per type.
-func packTypes(types []*typeOption, dims int) []*typeOption {
-	block := make([]typeOption, len(types))
-	rooms := make(resources.Vector, len(types)*dims)
-	out := make([]*typeOption, len(types))
-	for i, t := range types {
-		block[i] = *t
+// compareTypeOptions orders a pool's options cheapest first, ties by name.
+func compareTypeOptions(a, b typeOption) int {
+	switch {
+	case typeOptionLess(&a, &b):
+		return -1
+	case typeOptionLess(&b, &a):
+		return 1
+	}
+	return 0
+}
+
+func typeOptionLess(a, b *typeOption) bool {
+	if a.cheapest != b.cheapest {
+		return a.cheapest < b.cheapest
+	}
+	return a.it.Name < b.it.Name
+}
+
+// packTypes numbers the options in order and moves their rooms into one array, in that
+// order: the solver scans every option's room for every pod it places, and contiguous rooms
+// keep that scan in cache.
+func packTypes(block []typeOption, dims int) []*typeOption {
+	rooms := make(resources.Vector, len(block)*dims)
+	out := make([]*typeOption, len(block))
+	for i := range block {
+		t := &block[i]
 		room := rooms[i*dims : (i+1)*dims : (i+1)*dims]
 		copy(room, t.room)
-		block[i].room = room
-		out[i] = &block[i]
+		t.room, t.index = room, i
+		out[i] = t
 	}
 	return out
 }
@@ -316,16 +334,6 @@ func (p *poolState) compatibleTypes(reqs requirements.Requirements) []*typeOptio
 	}
 	p.compatible[key.String()] = out
 	return out
-}
-
-func offeringLess(a, b instancetype.Offering) bool {
-	if a.Price != b.Price {
-		return a.Price < b.Price
-	}
-	if a.Zone != b.Zone {
-		return a.Zone < b.Zone
-	}
-	return a.CapacityType < b.CapacityType
 }
 
 // reserveStartingDaemons holds room on nodes still starting for the DaemonSet pods that will
@@ -371,20 +379,3 @@ func poolDaemonPorts(p *poolState, daemons []*daemonset.Template) []hostport.Por
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-
-// withoutUnaskedReservations drops reserved offerings unless the NodePool names the reserved
-// capacity type in its requirements: Karpenter launches into capacity reservations only for
-// NodePools that ask for them.
-func withoutUnaskedReservations(offerings []instancetype.Offering, poolReqs requirements.Requirements) []instancetype.Offering {
-	r, ok := poolReqs[requirements.LabelCapacityType]
-	if ok && !r.IsComplement() && r.Has(instancetype.CapacityTypeReserved) {
-		return offerings
-	}
-	out := offerings[:0:0]
-	for _, o := range offerings {
-		if o.CapacityType != instancetype.CapacityTypeReserved {
-			out = append(out, o)
-		}
-	}
-	return out
-}

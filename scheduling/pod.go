@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,9 +54,7 @@ type podInfo struct {
 	placedAlt requirements.Requirements
 
 	// trace collects placement steps when Options.Trace names the pod (nil otherwise).
-	trace *[]string
-	// lastRound holds the steps of the traced pod's last failed round (foldRepeat).
-	lastRound *[]string
+	trace *podTrace
 
 	// alone memoises aloneCost (0: not computed yet).
 	alone float64
@@ -175,52 +172,6 @@ func (p *podInfo) relax(softTaints bool) bool {
 func (p *podInfo) untoleratedTaint(nodeTaints []corev1.Taint) (corev1.Taint, bool) {
 	return taints.FirstUntolerated(p.pod.Spec.Tolerations, nodeTaints, p.tolerateSoft)
 }
-
-// note records a placement step of a traced pod.
-func (p *podInfo) note(format string, args ...any) {
-	if p.trace == nil {
-		return
-	}
-	switch n := len(*p.trace); {
-	case n < maxTraceSteps:
-		*p.trace = append(*p.trace, fmt.Sprintf(format, args...))
-	case n == maxTraceSteps:
-		*p.trace = append(*p.trace, "… (further steps left out)")
-	}
-}
-
-// traceMark is where a traced pod's steps of one round start, to compare rounds.
-func (p *podInfo) traceMark() int {
-	if p.trace == nil {
-		return 0
-	}
-	return len(*p.trace)
-}
-
-// foldRepeat replaces the steps since mark with one line when they repeat the pod's previous
-// round word for word: a round retried after another made no progress (or loosened only what
-// does not touch this pod) fails the same way, and the explanation should not say it twice.
-func (p *podInfo) foldRepeat(mark int) {
-	if p.trace == nil || mark > len(*p.trace) {
-		return
-	}
-	round := (*p.trace)[mark:]
-	if p.lastRound == nil || !slices.Equal(round, *p.lastRound) {
-		last := slices.Clone(round)
-		p.lastRound = &last
-		return
-	}
-	*p.trace = (*p.trace)[:mark]
-	if mark == 0 || (*p.trace)[mark-1] != repeatedRound {
-		*p.trace = append(*p.trace, repeatedRound)
-	}
-}
-
-// repeatedRound stands for a round whose steps are those of the round before.
-const repeatedRound = "tried again in a later round: the same steps, the same result"
-
-// maxTraceSteps bounds a trace: a pod retried over many rounds and nodes would repeat itself.
-const maxTraceSteps = 200
 
 // setMemoClass gives a plain pod its memoClass: whether it may join a planned node depends
 // only on the node and on these, so a failure holds for every pod of the class.

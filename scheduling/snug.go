@@ -74,14 +74,14 @@ func (s *solver) placeSnug(p *podInfo, skip *skipset.Set) bool {
 		}
 		if !keepsPrice(n, c) {
 			if p.trace != nil {
-				p.note("new node %s of nodepool %s has room at its price but the pod would make it pricier: first fit decides", n.name, n.pool.np.Name)
+				p.trace.note("new node %s of nodepool %s has room at its price but the pod would make it pricier: first fit decides", n.name, n.pool.np.Name)
 			}
 			return true // decided: not here
 		}
 		placed = true
 		s.commitNewNode(n, p, c)
 		if p.trace != nil {
-			p.note("joined new node %s of nodepool %s at its price, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
+			p.trace.note("joined new node %s of nodepool %s at its price, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
 		}
 		return true
 	}

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,13 +129,67 @@ func (s *solver) traces(pods []*podInfo) []PodTrace {
 			continue
 		}
 		if f, ok := final[p]; ok {
-			p.note("%s", f)
+			p.trace.note("%s", f)
 		}
-		out = append(out, PodTrace{Pod: p.key, Steps: *p.trace})
+		out = append(out, PodTrace{Pod: p.key, Steps: p.trace.steps})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
 	return out
 }
+
+// podTrace collects the placement steps of a pod Options.Trace names. The solver writes to it
+// through these methods alone; a nil *podTrace (every pod not traced) records nothing.
+type podTrace struct {
+	steps []string
+	// lastRound holds the steps of the pod's last failed round (foldRepeat), nil before one.
+	lastRound *[]string
+}
+
+// note records a placement step.
+func (t *podTrace) note(format string, args ...any) {
+	if t == nil {
+		return
+	}
+	switch n := len(t.steps); {
+	case n < maxTraceSteps:
+		t.steps = append(t.steps, fmt.Sprintf(format, args...))
+	case n == maxTraceSteps:
+		t.steps = append(t.steps, "… (further steps left out)")
+	}
+}
+
+// mark is where the steps of one round start, to compare rounds.
+func (t *podTrace) mark() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.steps)
+}
+
+// foldRepeat replaces the steps since mark with one line when they repeat the pod's previous
+// round word for word: a round retried after another made no progress (or loosened only what
+// does not touch this pod) fails the same way, and the explanation should not say it twice.
+func (t *podTrace) foldRepeat(mark int) {
+	if t == nil || mark > len(t.steps) {
+		return
+	}
+	round := t.steps[mark:]
+	if t.lastRound == nil || !slices.Equal(round, *t.lastRound) {
+		last := slices.Clone(round)
+		t.lastRound = &last
+		return
+	}
+	t.steps = t.steps[:mark]
+	if mark == 0 || t.steps[mark-1] != repeatedRound {
+		t.steps = append(t.steps, repeatedRound)
+	}
+}
+
+// repeatedRound stands for a round whose steps are those of the round before.
+const repeatedRound = "tried again in a later round: the same steps, the same result"
+
+// maxTraceSteps bounds a trace: a pod retried over many rounds and nodes would repeat itself.
+const maxTraceSteps = 200
 
 func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, error) {
 	opts := in.Options
@@ -211,7 +266,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 			continue
 		}
 		if traced[p.key] {
-			p.trace = &[]string{}
+			p.trace = &podTrace{steps: []string{}}
 		}
 		pods = append(pods, p)
 	}
@@ -290,9 +345,9 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 		var next []*podInfo
 		progress := false
 		for _, p := range queue {
-			mark := p.traceMark()
+			mark := p.trace.mark()
 			if s.place(p, false).failed() {
-				p.foldRepeat(mark)
+				p.trace.foldRepeat(mark)
 				next = append(next, p)
 				continue
 			}
@@ -311,7 +366,7 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 				if p.relax(s.softTaints) {
 					relaxed = true
 					if p.trace != nil {
-						p.note("nothing could be placed in a whole round: relaxed %s", p.relaxations[len(p.relaxations)-1])
+						p.trace.note("nothing could be placed in a whole round: relaxed %s", p.relaxations[len(p.relaxations)-1])
 					}
 				}
 			}
@@ -333,13 +388,13 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		tried++
 		if r := s.tryExisting(n, p, traced); r.failed() {
 			if traced {
-				p.note("existing node %s: %s", n.name, r.reason)
+				p.trace.note("existing node %s: %s", n.name, r.reason)
 			}
 			return false
 		}
 		s.commitExisting(n, p)
 		if traced {
-			p.note("placed on existing node %s", n.name)
+			p.trace.note("placed on existing node %s", n.name)
 		}
 		return true
 	})
@@ -347,7 +402,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		return ok
 	}
 	if skipped := len(s.existing) - tried; traced && skipped > 0 {
-		p.note("%d existing node(s) skipped: not enough free room", skipped)
+		p.trace.note("%d existing node(s) skipped: not enough free room", skipped)
 	}
 	tried = 0
 	memo := p.memoClass != "" && !traced && s.joinFailures != nil && s.karpenter == nil
@@ -369,13 +424,13 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 				s.joinFailures[n] = joinFailure{class: p.memoClass, prefIndex: p.prefIndex, tolerateSoft: p.tolerateSoft, version: n.version}
 			}
 			if traced {
-				p.note("new node %s of nodepool %s holding %d pod(s): %s", n.name, n.pool.np.Name, len(n.pods), r.reason)
+				p.trace.note("new node %s of nodepool %s holding %d pod(s): %s", n.name, n.pool.np.Name, len(n.pods), r.reason)
 			}
 			return false
 		}
 		s.commitNewNode(n, p, c)
 		if traced {
-			p.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
+			p.trace.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
 		}
 		return true
 	}
@@ -403,7 +458,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		return ok
 	}
 	if skipped := len(s.nodes) - tried; traced && skipped > 0 {
-		p.note("%d new node(s) of this plan skipped without a full check: too little room they may still grow into, or a hostname or host-port rule of the pod already rules them out", skipped)
+		p.trace.note("%d new node(s) of this plan skipped without a full check: too little room they may still grow into, or a hostname or host-port rule of the pod already rules them out", skipped)
 	}
 	var reasons []string
 	var best rejection
@@ -413,13 +468,13 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 			s.addFree(n)
 			s.nodes = append(s.nodes, n)
 			if traced {
-				p.note("opened new node %s of nodepool %s: %d instance-type option(s), from $%.4f/h", n.name, pool.np.Name, len(n.options), n.price)
+				p.trace.note("opened new node %s of nodepool %s: %d instance-type option(s), from $%.4f/h", n.name, pool.np.Name, len(n.options), n.price)
 			}
 			return ok
 		}
 		best = worse(best, r)
 		if traced {
-			p.note("nodepool %s: %s", pool.np.Name, r.reason)
+			p.trace.note("nodepool %s: %s", pool.np.Name, r.reason)
 		}
 		if explain {
 			reasons = append(reasons, fmt.Sprintf("nodepool %s: %s", pool.np.Name, r.reason))

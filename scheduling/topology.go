@@ -150,7 +150,7 @@ func (s *solver) loosen(failing []*podInfo) bool {
 		func(i int) *topology.Member { return &failing[i].topo },
 		func(i int, what string) {
 			if failing[i].trace != nil {
-				failing[i].note("%s", what)
+				failing[i].trace.note("%s", what)
 			}
 		})
 }

@@ -15,7 +15,11 @@ func TestClassIDIsString(t *testing.T) {
 	for _, r := range []*requirements.Requirement{
 		requirements.New("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, "m5.large"),
 		requirements.New("kubernetes.io/arch", corev1.NodeSelectorOpIn, "arm64", "amd64"),
+		requirements.New("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, "zone-c", "zone-a", "zone-b", "zone-a"),
 		requirements.New("karpenter.k8s.aws/instance-gpu-name", corev1.NodeSelectorOpDoesNotExist),
+		requirements.New("example.com/odd", corev1.NodeSelectorOpIn, "a b", "", "c]"),
+		requirements.NewWithMinValues("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, &two, "zone-a", "zone-b"),
+		requirements.New("example.com/empty", corev1.NodeSelectorOpIn),
 		requirements.New("topology.kubernetes.io/zone", corev1.NodeSelectorOpNotIn, "zone-a"),
 		requirements.New("karpenter.k8s.aws/instance-cpu", corev1.NodeSelectorOpGt, "4"),
 		requirements.New("example.com/any", corev1.NodeSelectorOpExists),

@@ -70,6 +70,20 @@ func New(n int, at func(i int) *Type) *Index {
 	zones, capacityTypes := map[string]bool{}, map[string]bool{}
 	byKey := map[string]map[string]*typeClass{}
 	var id []byte // a class's name (appendClassID), looked up without a string
+	// The classes and their bitsets are carved from blocks: a key like the instance type has
+	// a class per type.
+	var classBlock []typeClass
+	var bitBlock []uint64
+	newClass := func(r *requirements.Requirement) *typeClass {
+		if len(classBlock) == 0 {
+			classBlock = make([]typeClass, max(n/4, 16))
+			bitBlock = make([]uint64, len(classBlock)*ix.words)
+		}
+		c := &classBlock[0]
+		c.req, c.types = r, bitBlock[:ix.words:ix.words]
+		classBlock, bitBlock = classBlock[1:], bitBlock[ix.words:]
+		return c
+	}
 	for pos := range n {
 		t := at(pos)
 		t.pos = pos
@@ -86,7 +100,7 @@ func New(n int, at func(i int) *Type) *Index {
 			id = appendClassID(id[:0], r)
 			c := classes[string(id)]
 			if c == nil {
-				c = &typeClass{req: r, types: make([]uint64, ix.words)}
+				c = newClass(r)
 				classes[string(id)] = c
 			}
 			c.types[pos/64] |= 1 << (pos % 64)
@@ -98,7 +112,7 @@ func New(n int, at func(i int) *Type) *Index {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		ki := &keyIndex{byValue: map[string]int{}, absent: make([]uint64, ix.words)}
+		ki := &keyIndex{classes: make([]typeClass, 0, len(ids)), byValue: make(map[string]int, len(ids)), absent: make([]uint64, ix.words)}
 		for pos := range n {
 			ki.absent[pos/64] |= 1 << (pos % 64)
 		}
@@ -141,14 +155,23 @@ func New(n int, at func(i int) *Type) *Index {
 
 // appendClassID appends to b what identifies a type's requirement among those on its key.
 // Type requirements come from labels and offerings (In, DoesNotExist): no bounds, so the
-// rendering identifies the requirement. The usual one, a single label value, is rendered here
-// as String renders it, without String's formatting work (hundreds of types, a dozen keys
+// rendering identifies the requirement. Those two, without minValues, are rendered here as
+// String renders them, without String's formatting work (hundreds of types, a dozen keys
 // each, per NodePool).
 func appendClassID(b []byte, r *requirements.Requirement) []byte {
-	if vals := r.Values(); len(vals) == 1 && r.MinValues == nil && r.Operator() == corev1.NodeSelectorOpIn {
+	if r.MinValues == nil && !r.IsComplement() {
 		b = append(b, r.Key...)
+		vals := r.Values()
+		if len(vals) == 0 {
+			return append(b, " DoesNotExist"...)
+		}
 		b = append(b, " In ["...)
-		b = append(b, vals[0]...)
+		for i, v := range vals {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, v...)
+		}
 		return append(b, ']')
 	}
 	return append(b, r.String()...)
