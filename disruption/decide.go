@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // decider holds the state of one Decide call.
@@ -333,11 +334,11 @@ func (d *decider) decisions() Decisions {
 // costByWorkload splits the NodePool-managed nodes' costs among workloads before the commands
 // and after them: nodes acted on are gone, their evicted pods run where the moves put them,
 // on nodes that stay or on replacements.
-func (d *decider) costByWorkload() (before, after []scheduling.WorkloadCost) {
+func (d *decider) costByWorkload() (before, after []workloadcost.Cost) {
 	if len(d.commands) == 0 {
 		// Nothing moves: the cluster after is the cluster before.
-		before = scheduling.CostByWorkload(d.nodeCosts())
-		return before, append(make([]scheduling.WorkloadCost, 0, len(before)), before...)
+		before = workloadcost.Split(d.nodeCosts())
+		return before, append(make([]workloadcost.Cost, 0, len(before)), before...)
 	}
 	podByKey := map[string]*corev1.Pod{}
 	moved := map[string]bool{}
@@ -367,7 +368,7 @@ func (d *decider) costByWorkload() (before, after []scheduling.WorkloadCost) {
 			}
 		}
 	}
-	var afterNodes []scheduling.NodeCost
+	var afterNodes []workloadcost.Node
 	for _, n := range d.nodes {
 		if n.poolName == "" || n.acted {
 			continue
@@ -376,19 +377,19 @@ func (d *decider) costByWorkload() (before, after []scheduling.WorkloadCost) {
 		if len(alloc) == 0 {
 			alloc = n.in.Node.Status.Capacity
 		}
-		afterNodes = append(afterNodes, scheduling.NodeCost{Price: n.price, Allocatable: alloc, Pods: onNode[n.name]})
+		afterNodes = append(afterNodes, workloadcost.Node{Price: n.price, Allocatable: alloc, Pods: onNode[n.name]})
 	}
 	for _, c := range d.commands {
 		for _, r := range c.Replacements {
-			afterNodes = append(afterNodes, scheduling.NodeCost{Price: r.Price, Allocatable: r.Allocatable, Pods: onNode[r.Name]})
+			afterNodes = append(afterNodes, workloadcost.Node{Price: r.Price, Allocatable: r.Allocatable, Pods: onNode[r.Name]})
 		}
 	}
-	return scheduling.CostByWorkload(d.nodeCosts()), scheduling.CostByWorkload(afterNodes)
+	return workloadcost.Split(d.nodeCosts()), workloadcost.Split(afterNodes)
 }
 
 // nodeCosts are the NodePool-managed nodes with their prices and pods, as the input gives them.
-func (d *decider) nodeCosts() []scheduling.NodeCost {
-	out := make([]scheduling.NodeCost, 0, len(d.nodes))
+func (d *decider) nodeCosts() []workloadcost.Node {
+	out := make([]workloadcost.Node, 0, len(d.nodes))
 	for _, n := range d.nodes {
 		if n.poolName == "" {
 			continue
@@ -397,7 +398,7 @@ func (d *decider) nodeCosts() []scheduling.NodeCost {
 		if len(alloc) == 0 {
 			alloc = n.in.Node.Status.Capacity
 		}
-		out = append(out, scheduling.NodeCost{Price: n.price, Allocatable: alloc, Pods: n.pods})
+		out = append(out, workloadcost.Node{Price: n.price, Allocatable: alloc, Pods: n.pods})
 	}
 	return out
 }

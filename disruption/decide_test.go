@@ -13,6 +13,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 func TestDecideScenarios(t *testing.T) {
@@ -461,10 +462,10 @@ func TestDriftDoesNotMovePodsOntoNodesItAlsoReplaces(t *testing.T) {
 	assert.Equal(t, []string{"default-1", "default-2", "default-3"},
 		[]string{d.Commands[0].Replacements[0].Name, d.Commands[1].Replacements[0].Name, d.Commands[2].Replacements[0].Name},
 		"replacement names stay unique across commands")
-	each := func(cost float64) []scheduling.WorkloadCost {
-		var out []scheduling.WorkloadCost
+	each := func(cost float64) []workloadcost.Cost {
+		var out []workloadcost.Cost
 		for _, name := range []string{"web-0", "web-1", "web-2"} {
-			out = append(out, scheduling.WorkloadCost{Namespace: "default", Kind: "Pod", Name: name, Pods: 1, HourlyCost: cost})
+			out = append(out, workloadcost.Cost{Namespace: "default", Kind: "Pod", Name: name, Pods: 1, HourlyCost: cost})
 		}
 		return out
 	}

@@ -9,6 +9,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // Input is the running cluster Decide looks at. Nothing in it is modified.
@@ -176,6 +177,6 @@ type Summary struct {
 	// CostByWorkloadBefore and CostByWorkloadAfter split those costs among the workloads whose
 	// pods run on the nodes, each node's price by its pods' share of its cpu and memory
 	// (scheduling.CostByWorkload); after, moved pods count where their moves put them.
-	CostByWorkloadBefore []scheduling.WorkloadCost `json:"costByWorkloadBefore"`
-	CostByWorkloadAfter  []scheduling.WorkloadCost `json:"costByWorkloadAfter"`
+	CostByWorkloadBefore []workloadcost.Cost `json:"costByWorkloadBefore"`
+	CostByWorkloadAfter  []workloadcost.Cost `json:"costByWorkloadAfter"`
 }

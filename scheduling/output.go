@@ -9,9 +9,11 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/parallel"
+	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // choice is the offering a new node launches with.
@@ -79,7 +81,8 @@ func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
 func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out := Plan{NodeClaims: []NodeClaim{}, ExistingNodes: []ExistingPlacement{}, Unschedulable: []Unschedulable{}}
 	placed := 0
-	var claimPods [][]placedPod
+	var claimPods [][]workloadcost.Share
+	var priced []workloadcost.Priced
 	// The lower bound reads the placed pods and the pools' types, which rendering the nodes
 	// does not write (it fills its own caches and the reservation counts): it is worked out
 	// on another core meanwhile, a third of the rendering time at 100k pods.
@@ -99,7 +102,8 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 		}
 		nc := claims[i]
 		out.NodeClaims = append(out.NodeClaims, nc)
-		claimPods = append(claimPods, podsOf(n.pods))
+		claimPods = append(claimPods, costShares(n.pods))
+		priced = append(priced, workloadcost.Priced{Price: nc.Price, Allocatable: nc.Allocatable})
 		out.Summary.HourlyCost += nc.Price
 		placed += len(n.pods)
 	}
@@ -123,7 +127,16 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	<-bounded
 	out.Summary.LowerBound = roundPrice(lowerBound)
 	out.Summary.NodeFixedCost = roundPrice(s.nodeCost * float64(out.Summary.NewNodes))
-	out.Summary.CostByWorkload = costByWorkload(out.NodeClaims, func(i int) []placedPod { return claimPods[i] })
+	out.Summary.CostByWorkload = workloadcost.ByShares(priced, func(i int) []workloadcost.Share { return claimPods[i] })
+	return out
+}
+
+// costShares weighs the pods of a new node by their requests as the solver counts them.
+func costShares(infos []*podInfo) []workloadcost.Share {
+	out := make([]workloadcost.Share, len(infos))
+	for i, p := range infos {
+		out[i] = workloadcost.Share{Pod: p.pod, CPU: float64(p.requests[resources.CPU]), Memory: float64(p.requests[resources.Memory])}
+	}
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // Plan is Solve's answer: new nodes to launch, pods placed on existing nodes, and pods that
@@ -112,6 +113,6 @@ type Summary struct {
 	// (Options.NodeCost each), apart from HourlyCost and LowerBound.
 	NodeFixedCost float64 `json:"nodeFixedCost"`
 	// CostByWorkload splits HourlyCost among the workloads of the pods on the new nodes: each
-	// node's price in proportion to its pods' cpu and memory requests (see WorkloadCost).
-	CostByWorkload []WorkloadCost `json:"costByWorkload"`
+	// node's price in proportion to its pods' cpu and memory requests (see workloadcost).
+	CostByWorkload []workloadcost.Cost `json:"costByWorkload"`
 }

@@ -11,6 +11,7 @@ import (
 
 	tb "github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // Label keys, short for the tables.
@@ -675,7 +676,7 @@ func TestSolveOfferings(t *testing.T) {
 			require.Equal(t, 0.04, nc.Price)
 			require.Equal(t, []string{"c2", "c4", "c8"}, nc.InstanceTypeOptions)
 			require.Equal(t, scheduling.Summary{Pods: 1, Placed: 1, NewNodes: 1, HourlyCost: 0.04, LowerBound: 0.04, NodeFixedCost: 0.002192,
-				CostByWorkload: []scheduling.WorkloadCost{{Namespace: "default", Kind: "Pod", Name: "app", Pods: 1, HourlyCost: 0.04}}}, p.Summary)
+				CostByWorkload: []workloadcost.Cost{{Namespace: "default", Kind: "Pod", Name: "app", Pods: 1, HourlyCost: 0.04}}}, p.Summary)
 		},
 	}, {
 		name: "options are ordered by the price the node's requirements allow",
@@ -822,7 +823,7 @@ func TestSolveUnschedulableReasons(t *testing.T) {
 			u, _ := unschedulable(p, "big")
 			require.Equal(t, "nodepool gpu: taint nvidia.com/gpu=true:NoSchedule not tolerated; nodepool default: no instance type has 96 cpu allocatable (largest: 64)", u.Reason)
 			require.Equal(t, scheduling.Summary{Pods: 3, Placed: 2, NewNodes: 1, HourlyCost: 0.04, LowerBound: 0.04, NodeFixedCost: 0.002192,
-				CostByWorkload: []scheduling.WorkloadCost{{Namespace: "default", Kind: "Pod", Name: "web-0", Pods: 1, HourlyCost: 0.02}, {Namespace: "default", Kind: "Pod", Name: "web-1", Pods: 1, HourlyCost: 0.02}}}, p.Summary)
+				CostByWorkload: []workloadcost.Cost{{Namespace: "default", Kind: "Pod", Name: "web-0", Pods: 1, HourlyCost: 0.02}, {Namespace: "default", Kind: "Pod", Name: "web-1", Pods: 1, HourlyCost: 0.02}}}, p.Summary)
 		},
 	}, {
 		name:     "existing nodes are mentioned when none fits",

@@ -11,6 +11,7 @@ import (
 	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 const nodeName = "ip-10-0-2-17.us-west-2.compute.internal"
@@ -63,8 +64,8 @@ func TestScaledToZero(t *testing.T) {
 	require.InDelta(t, 0.068, cmd.Savings, 1e-9)
 	require.Equal(t, disruption.Summary{Nodes: 1, NodesAfter: 0, HourlyCostBefore: 0.068, HourlyCostAfter: 0,
 		// Only the kube-proxy DaemonSet pod is left to pay for the empty node; after, nothing.
-		CostByWorkloadBefore: []scheduling.WorkloadCost{{Namespace: "kube-system", Kind: "DaemonSet", Name: "kube-proxy", Pods: 1, HourlyCost: 0.068}},
-		CostByWorkloadAfter:  []scheduling.WorkloadCost{}}, d.Summary)
+		CostByWorkloadBefore: []workloadcost.Cost{{Namespace: "kube-system", Kind: "DaemonSet", Name: "kube-proxy", Pods: 1, HourlyCost: 0.068}},
+		CostByWorkloadAfter:  []workloadcost.Cost{}}, d.Summary)
 
 	// Nothing is pending, so there is nothing to plan either.
 	p := plan(t, ".steps/3-scaled-to-zero")

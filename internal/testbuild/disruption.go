@@ -54,6 +54,12 @@ func (b *PodBuilder) OwnedByDaemonSet(name string) *PodBuilder {
 	return b
 }
 
+// OwnedBy adds an owner reference to kind/name, marked controller or not.
+func (b *PodBuilder) OwnedBy(kind, name string, controller bool) *PodBuilder {
+	b.pod.OwnerReferences = append(b.pod.OwnerReferences, metav1.OwnerReference{Kind: kind, Name: name, Controller: &controller})
+	return b
+}
+
 // Unready gives the pod a Ready condition that is False.
 func (b *PodBuilder) Unready() *PodBuilder {
 	b.pod.Status.Phase = corev1.PodRunning

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // ExplainPlan plans as Plan does, following one pod through the solver, and explains where it
@@ -61,7 +62,7 @@ func resolveExplainTarget(pending, bound []*corev1.Pod, target string) (key, int
 			return "", "", fmt.Errorf("--explain %s: use NAMESPACE/POD, KIND/NAME or NAMESPACE/KIND/NAME", target)
 		}
 	}
-	var w scheduling.Workload
+	var w workloadcost.Workload
 	switch len(parts) {
 	case 1:
 		return "default/" + target, "", nil
@@ -73,13 +74,13 @@ func resolveExplainTarget(pending, bound []*corev1.Pod, target string) (key, int
 		if !ok {
 			return target, "", nil // a pod that does not exist: Explain says so
 		}
-		w = scheduling.Workload{Namespace: "default", Kind: kind, Name: parts[1]}
+		w = workloadcost.Workload{Namespace: "default", Kind: kind, Name: parts[1]}
 	case 3:
 		kind, ok := workloadKinds[strings.ToLower(parts[1])]
 		if !ok {
 			return "", "", fmt.Errorf("--explain %s: %q is not a kind nodeplan knows (deployment, statefulset, replicaset, job, replicationcontroller, daemonset, pod); use NAMESPACE/POD, KIND/NAME or NAMESPACE/KIND/NAME", target, parts[1])
 		}
-		w = scheduling.Workload{Namespace: parts[0], Kind: kind, Name: parts[2]}
+		w = workloadcost.Workload{Namespace: parts[0], Kind: kind, Name: parts[2]}
 	default:
 		return "", "", fmt.Errorf("--explain %s: use NAMESPACE/POD, KIND/NAME or NAMESPACE/KIND/NAME", target)
 	}
@@ -132,11 +133,11 @@ func podExists(pods []*corev1.Pod, key string) bool {
 // belongsTo says whether the pod is one of the workload's: its workload as the cost by
 // workload counts it (a Deployment's ReplicaSets count as the Deployment), or its direct
 // controller (so replicaset/NAME finds a Deployment's ReplicaSet's pods too).
-func belongsTo(p *corev1.Pod, w scheduling.Workload) bool {
+func belongsTo(p *corev1.Pod, w workloadcost.Workload) bool {
 	if p.Namespace != w.Namespace {
 		return false
 	}
-	if scheduling.PodWorkload(p) == w {
+	if workloadcost.Of(p) == w {
 		return true
 	}
 	for _, r := range p.OwnerReferences {
@@ -149,13 +150,13 @@ func belongsTo(p *corev1.Pod, w scheduling.Workload) bool {
 
 // namespacesWith lists the namespaces, sorted, where a workload of w's kind and name has
 // pending pods.
-func namespacesWith(pending []*corev1.Pod, w scheduling.Workload) []string {
+func namespacesWith(pending []*corev1.Pod, w workloadcost.Workload) []string {
 	found := map[string]bool{}
 	for _, p := range pending {
 		if p == nil {
 			continue
 		}
-		if other := (scheduling.Workload{Namespace: p.Namespace, Kind: w.Kind, Name: w.Name}); belongsTo(p, other) {
+		if other := (workloadcost.Workload{Namespace: p.Namespace, Kind: w.Kind, Name: w.Name}); belongsTo(p, other) {
 			found[p.Namespace] = true
 		}
 	}

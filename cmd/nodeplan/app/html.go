@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // The HTML report ("-o html") is one self-contained page: inline CSS, a few lines of inline
@@ -116,12 +116,12 @@ func legend(views []clusterView) []legendEntry {
 }
 
 // workloadID identifies a workload on the page (namespace/kind/name).
-func workloadID(w scheduling.Workload) string {
+func workloadID(w workloadcost.Workload) string {
 	return w.Namespace + "/" + w.Kind + "/" + w.Name
 }
 
 // workloadLabel is how the page names a workload: "Deployment shop/catalog".
-func workloadLabel(w scheduling.Workload) string {
+func workloadLabel(w workloadcost.Workload) string {
 	return w.Kind + " " + w.Namespace + "/" + w.Name
 }
 

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // clusterView is the cluster at one moment, one column per zone.
@@ -156,7 +156,7 @@ func drawNode(n drawnNode, sc scale) nodeBox {
 		x := math.Min(cumCPU*px, float64(b.W)-w)
 		y := math.Max(float64(b.H)-(cumMem*py)-h, 0)
 		cumCPU, cumMem = cumCPU+cpu, cumMem+mem
-		wl := scheduling.PodWorkload(p)
+		wl := workloadcost.Of(p)
 		fill := workloadColor(wl)
 		if class == "daemon" {
 			fill = daemonFill
@@ -201,7 +201,7 @@ func px1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 // workloadColor is a colour derived from the workload's namespace, kind and name only, so a
 // workload has the same colour in every report: a hue from an FNV hash, with saturation and
 // lightness kept where white text and grey outlines stay readable.
-func workloadColor(w scheduling.Workload) string {
+func workloadColor(w workloadcost.Workload) string {
 	h := fnv.New32a()
 	h.Write([]byte(workloadID(w)))
 	sum := h.Sum32()
@@ -274,7 +274,7 @@ func nodeCounts(prefix string, types, capacityTypes []string) []breakdown {
 }
 
 func isDaemonPod(p *corev1.Pod) bool {
-	return scheduling.PodWorkload(p).Kind == "DaemonSet"
+	return workloadcost.Of(p).Kind == "DaemonSet"
 }
 
 // splitDaemons separates a node's DaemonSet pods from the others.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 // WritePlanHTML writes a plan as one self-contained HTML page ("nodeplan plan -o html"): the
@@ -95,7 +96,7 @@ func planReport(res *Planned) *report {
 	for _, u := range p.Unschedulable {
 		row := unschedulableRow{Pod: u.Pod, Constraint: string(u.Constraint), Reason: u.Reason}
 		if pod := pending[u.Pod]; pod != nil {
-			row.Workload = workloadLabel(scheduling.PodWorkload(pod))
+			row.Workload = workloadLabel(workloadcost.Of(pod))
 		}
 		r.Unschedulable = append(r.Unschedulable, row)
 	}
@@ -132,10 +133,10 @@ func planFacts(p scheduling.Plan, added []drawnNode) []fact {
 }
 
 // workloadRows is the cost by workload table, with each workload's share of the total.
-func workloadRows(costs []scheduling.WorkloadCost, total float64) ([]workloadRow, string) {
+func workloadRows(costs []workloadcost.Cost, total float64) ([]workloadRow, string) {
 	var rows []workloadRow
 	for _, w := range costs {
-		wl := scheduling.Workload{Namespace: w.Namespace, Kind: w.Kind, Name: w.Name}
+		wl := workloadcost.Workload{Namespace: w.Namespace, Kind: w.Kind, Name: w.Name}
 		row := workloadRow{
 			ID: workloadID(wl), Namespace: w.Namespace, Kind: w.Kind, Name: w.Name, Color: workloadColor(wl),
 			Pods: w.Pods, Hourly: price(w.HourlyCost), Monthly: monthly(w.HourlyCost), Share: "-",

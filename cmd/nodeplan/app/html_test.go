@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
 func planHTML(t *testing.T, res *Planned) string {
@@ -87,7 +88,7 @@ func TestPlanHTMLEscapes(t *testing.T) {
 			NodeClaims:    []scheduling.NodeClaim{{Name: evil, NodePool: evil, InstanceType: evil, Zone: "z", CapacityType: evil, Price: 1, Allocatable: alloc, Pods: []string{"ns/" + evil}}},
 			Unschedulable: []scheduling.Unschedulable{{Pod: evil, Reason: evil, Constraint: scheduling.Constraint(evil)}},
 			Summary: scheduling.Summary{Pods: 1, Placed: 1, NewNodes: 1, HourlyCost: 1,
-				CostByWorkload: []scheduling.WorkloadCost{{Namespace: evil, Kind: evil, Name: evil, Pods: 1, HourlyCost: 1}}},
+				CostByWorkload: []workloadcost.Cost{{Namespace: evil, Kind: evil, Name: evil, Pods: 1, HourlyCost: 1}}},
 		},
 	}
 	page := planHTML(t, res)
@@ -149,8 +150,8 @@ func selfContained(t *testing.T, page string) {
 }
 
 func TestWorkloadColorIsStable(t *testing.T) {
-	w := scheduling.Workload{Namespace: "shop", Kind: "Deployment", Name: "catalog"}
+	w := workloadcost.Workload{Namespace: "shop", Kind: "Deployment", Name: "catalog"}
 	require.Equal(t, "#94d84b", workloadColor(w), "colours are part of the page: keep them across versions")
-	require.NotEqual(t, workloadColor(w), workloadColor(scheduling.Workload{Namespace: "shop", Kind: "Deployment", Name: "web"}))
-	require.Regexp(t, `^#[0-9a-f]{6}$`, workloadColor(scheduling.Workload{}))
+	require.NotEqual(t, workloadColor(w), workloadColor(workloadcost.Workload{Namespace: "shop", Kind: "Deployment", Name: "web"}))
+	require.Regexp(t, `^#[0-9a-f]{6}$`, workloadColor(workloadcost.Workload{}))
 }

@@ -1,4 +1,4 @@
-package scheduling
+package workloadcost
 
 import (
 	"cmp"
@@ -13,17 +13,16 @@ import (
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
-// WorkloadCost is the share of the new nodes' hourly cost that one workload's pods account
-// for (Summary.CostByWorkload).
-type WorkloadCost struct {
+// Cost is the share of the nodes' hourly cost that one workload's pods account for.
+type Cost struct {
 	Namespace string `json:"namespace"`
-	// Kind and Name are the pod's controller (see PodWorkload): Deployment, StatefulSet, Job,
+	// Kind and Name are the pod's controller (see Of): Deployment, StatefulSet, Job,
 	// …, or Pod and the pod's own name for a pod without one.
 	Kind string `json:"kind"`
 	Name string `json:"name"`
-	// Pods counts the workload's pods on new nodes.
+	// Pods counts the workload's pods on the nodes.
 	Pods int `json:"pods"`
-	// HourlyCost is the workload's part of the new nodes' prices (USD per hour).
+	// HourlyCost is the workload's part of the nodes' prices (USD per hour).
 	HourlyCost float64 `json:"hourlyCost"`
 }
 
@@ -36,13 +35,13 @@ type Workload struct {
 // it also ends the ReplicaSet's name: <deployment>-<hash>.
 const labelPodTemplateHash = "pod-template-hash"
 
-// PodWorkload returns the workload a pod belongs to: its controller owner reference (the
+// Of returns the workload a pod belongs to: its controller owner reference (the
 // first owner reference when none is marked controller), or kind Pod and the pod's own name
 // when it has none. A ReplicaSet counts as its Deployment when the pod carries the
 // pod-template-hash label and the ReplicaSet is named <deployment>-<that hash>, as the
 // Deployment controller names them; the pod alone cannot say more (a ReplicaSet named
 // otherwise stays a ReplicaSet, and a Job stays a Job even when a CronJob made it).
-func PodWorkload(pod *corev1.Pod) Workload {
+func Of(pod *corev1.Pod) Workload {
 	w := Workload{Namespace: pod.Namespace, Kind: "Pod", Name: pod.Name}
 	var owner *metav1.OwnerReference
 	for i := range pod.OwnerReferences {
@@ -67,26 +66,33 @@ func PodWorkload(pod *corev1.Pod) Workload {
 	return w
 }
 
-// placedPod is a pod on a new node with its cpu and memory requests, in milli-units as the
-// solver counts them.
-type placedPod struct {
-	pod         *corev1.Pod
-	cpu, memory float64
+// Share is a pod on a node with the cpu and memory requests its share of the node's price is
+// weighed by, in milli-units.
+type Share struct {
+	Pod         *corev1.Pod
+	CPU, Memory float64
 }
 
-// costByWorkload splits each new node's price among the pods placed on it, in proportion to
-// cpu request / allocatable cpu + memory request / allocatable memory (equally when all of a
-// node's pods request neither), and sums the shares per workload. The result is sorted by
-// cost, most expensive first, then by namespace, kind and name; each cost is rounded as
-// prices are, so the costs add up to Summary.HourlyCost up to that rounding.
-func costByWorkload(claims []NodeClaim, podsOf func(i int) []placedPod) []WorkloadCost {
+// Priced is a node's price and allocatable resources, for ByShares.
+type Priced struct {
+	Price       float64
+	Allocatable corev1.ResourceList
+}
+
+// ByShares splits each node's price among its pods (sharesOf(i) for nodes[i]), in proportion
+// to cpu request / allocatable cpu + memory request / allocatable memory (equally when all of
+// a node's pods request neither), and sums the shares per workload. The result is sorted by
+// cost, most expensive first, then by namespace, kind and name; each cost is rounded to the
+// millionth of a dollar, as plans round prices, so the costs add up to the nodes' price up to
+// that rounding.
+func ByShares(nodes []Priced, sharesOf func(i int) []Share) []Cost {
 	type total struct {
 		pods int
 		cost float64
 	}
 	totals := map[Workload]*total{}
-	for i, nc := range claims {
-		pods := podsOf(i)
+	for i, nc := range nodes {
+		pods := sharesOf(i)
 		if len(pods) == 0 {
 			continue
 		}
@@ -96,10 +102,10 @@ func costByWorkload(claims []NodeClaim, podsOf func(i int) []placedPod) []Worklo
 		sum := 0.0
 		for j, p := range pods {
 			if allocCPU > 0 {
-				weights[j] += p.cpu / allocCPU
+				weights[j] += p.CPU / allocCPU
 			}
 			if allocMem > 0 {
-				weights[j] += p.memory / allocMem
+				weights[j] += p.Memory / allocMem
 			}
 			weights[j] = max(weights[j], 0) // a negative request takes no share
 			sum += weights[j]
@@ -109,7 +115,7 @@ func costByWorkload(claims []NodeClaim, podsOf func(i int) []placedPod) []Worklo
 			if sum > 0 {
 				share = weights[j] / sum
 			}
-			w := PodWorkload(p.pod)
+			w := Of(p.Pod)
 			t := totals[w]
 			if t == nil {
 				t = &total{}
@@ -119,11 +125,11 @@ func costByWorkload(claims []NodeClaim, podsOf func(i int) []placedPod) []Worklo
 			t.cost += nc.Price * share
 		}
 	}
-	out := make([]WorkloadCost, 0, len(totals))
+	out := make([]Cost, 0, len(totals))
 	for w, t := range totals {
-		out = append(out, WorkloadCost{Namespace: w.Namespace, Kind: w.Kind, Name: w.Name, Pods: t.pods, HourlyCost: roundPrice(t.cost)})
+		out = append(out, Cost{Namespace: w.Namespace, Kind: w.Kind, Name: w.Name, Pods: t.pods, HourlyCost: float64(int64(t.cost*1e6+0.5)) / 1e6})
 	}
-	slices.SortFunc(out, func(a, b WorkloadCost) int {
+	slices.SortFunc(out, func(a, b Cost) int {
 		return cmp.Or(
 			cmp.Compare(b.HourlyCost, a.HourlyCost),
 			cmp.Compare(a.Namespace, b.Namespace),
@@ -134,35 +140,27 @@ func costByWorkload(claims []NodeClaim, podsOf func(i int) []placedPod) []Worklo
 	return out
 }
 
-func podsOf(infos []*podInfo) []placedPod {
-	out := make([]placedPod, len(infos))
-	for i, p := range infos {
-		out[i] = placedPod{pod: p.pod, cpu: float64(p.requests[resources.CPU]), memory: float64(p.requests[resources.Memory])}
-	}
-	return out
-}
-
-// NodeCost is a node's price and the pods running on it, for CostByWorkload.
-type NodeCost struct {
+// Node is a node's price and the pods running on it, for Split.
+type Node struct {
 	Price       float64
 	Allocatable corev1.ResourceList
 	Pods        []*corev1.Pod
 }
 
-// CostByWorkload splits each node's price among its pods as Summary.CostByWorkload does (by
-// their share of its allocatable cpu plus their share of its memory) and sums the shares per
-// workload; consolidation reports the cluster's costs before and after its commands with it.
-func CostByWorkload(nodes []NodeCost) []WorkloadCost {
-	claims := make([]NodeClaim, len(nodes))
+// Split splits each node's price among its pods as ByShares does, weighing each pod by its
+// cpu and memory requests (as resourcehelper.PodRequests counts them, requests defaulted from
+// limits); consolidation reports the cluster's costs before and after its commands with it.
+func Split(nodes []Node) []Cost {
+	priced := make([]Priced, len(nodes))
 	for i, n := range nodes {
-		claims[i] = NodeClaim{Price: n.Price, Allocatable: n.Allocatable}
+		priced[i] = Priced{Price: n.Price, Allocatable: n.Allocatable}
 	}
-	var out []placedPod
-	return costByWorkload(claims, func(i int) []placedPod {
+	var out []Share
+	return ByShares(priced, func(i int) []Share {
 		out = out[:0]
 		for _, p := range nodes[i].Pods {
 			cpu, memory := costRequests(p)
-			out = append(out, placedPod{pod: p, cpu: float64(cpu.MilliValue()), memory: float64(memory.MilliValue())})
+			out = append(out, Share{Pod: p, CPU: float64(cpu.MilliValue()), Memory: float64(memory.MilliValue())})
 		}
 		return out
 	})
