@@ -70,9 +70,10 @@ type decider struct {
 //     with 15 cheaper spot types to choose from, one node into one at most, and
 //     several nodes only into fewer (beyond Karpenter: into more than one when cheaper).
 //     Multi-node consolidation tries the first MaxMultiNodeCandidates of the ranked list and
-//     Karpenter's binary search over its prefixes, then grows the best set (or an empty one)
-//     by one node at a time, which finds sets that are not prefixes; single-node stops at the
-//     first success. Candidates rank by hourly price per unit of
+//     Karpenter's binary search over its prefixes (and, beyond Karpenter, over longer
+//     prefixes than one found too short to pay for its one new node), then grows the best
+//     set (or an empty one) by one node at a time, which finds sets that are not prefixes;
+//     single-node stops at the first success. Candidates rank by hourly price per unit of
 //     disruption cost (pod-deletion-cost, priority, lifetime left), ties by name.
 //   - Pods that stay are constraints too (beyond Karpenter, which checks only the pods it
 //     moves): a move that leaves a staying pod's required pod affinity without a matching

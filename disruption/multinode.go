@@ -12,47 +12,15 @@ import (
 // PodDisruptionBudgets allow together and keeps the best valid set it finds: first
 // Karpenter's search over prefixes of the ranked list (all of it, up to
 // MaxMultiNodeCandidates, then a binary search over shorter prefixes); then, beyond Karpenter,
-// it grows the best set (or an empty one) by each other candidate in rank order whose
+// a binary search over longer prefixes than one found too small (see prefixSearch); then it
+// grows the best set (or an empty one) by each other candidate in rank order whose
 // addition saves more, which finds sets that are not prefixes.
 func (d *decider) multiNode() error {
 	list, skipped := d.multiNodeList()
 	if len(list) < 2 {
 		return nil
 	}
-	tried := map[string]bool{}
-	var best *outcome
-	// try simulates a set; it reports whether the set is a valid consolidation.
-	try := func(set []*nodeState) bool {
-		key := namesKey(set)
-		if tried[key] || !canBeat(set, best) {
-			return false
-		}
-		tried[key] = true
-		if d.multiNodeBound(set) != "" {
-			return false
-		}
-		o, why := d.consolidate(d.sim.cluster, set)
-		if why != "" {
-			return false
-		}
-		if better(o, best) {
-			best = o
-		}
-		return true
-	}
-	hi := min(len(list), MaxMultiNodeCandidates)
-	if !try(list[:hi]) {
-		lo := 2
-		hi--
-		for lo <= hi {
-			mid := (lo + hi) / 2
-			if try(list[:mid]) {
-				lo = mid + 1
-			} else {
-				hi = mid - 1
-			}
-		}
-	}
+	best := d.prefixSearch(list)
 	// stranded says, per candidate whose addition to the set would strand a staying pod's
 	// required affinity, which (see staying.go), for its explanation.
 	stranded := map[*nodeState]string{}
@@ -80,6 +48,64 @@ func (d *decider) multiNode() error {
 		n.block("%s", why)
 	}
 	return nil
+}
+
+// prefixSearch returns the best valid consolidation among the prefixes of list it simulates,
+// or nil. Like Karpenter, it tries the first MaxMultiNodeCandidates, and when they fail,
+// binary-searches the longest valid shorter prefix, taking every failure as "too long".
+// But a prefix can also fail for being too short: its pods fit on fewer new nodes, which
+// cost no less than it, while a longer prefix's pods fit on new nodes that cost less than
+// the longer prefix (an 8-cpu type cheaper per cpu than the 2-cpu nodes it replaces: two or
+// three of them cost no more than it, four do). So beyond Karpenter, after each search it
+// binary-searches again between the longest prefix found too short and the longest tried,
+// which costs nothing when no prefix fails that way.
+func (d *decider) prefixSearch(list []*nodeState) *outcome {
+	tried := map[string]bool{}
+	var best *outcome
+	tooShort := 0 // the longest prefix whose pods fewer new nodes held at no lower price
+	// try simulates a set; it reports whether the set is a valid consolidation.
+	try := func(set []*nodeState) bool {
+		key := namesKey(set)
+		if tried[key] || !canBeat(set, best) {
+			return false
+		}
+		tried[key] = true
+		if d.multiNodeBound(set) != "" {
+			return false
+		}
+		o, why := d.consolidate(d.sim.cluster, set)
+		if why != "" {
+			if o.allPlaced() && len(o.replacements) < len(set) && o.cost >= priceOf(set)-priceEpsilon {
+				tooShort = max(tooShort, len(set))
+			}
+			return false
+		}
+		if better(o, best) {
+			best = o
+		}
+		return true
+	}
+	top := min(len(list), MaxMultiNodeCandidates)
+	if try(list[:top]) {
+		return best
+	}
+	for lo, hi := 2, top-1; lo <= hi; {
+		for lo <= hi {
+			mid := (lo + hi) / 2
+			if try(list[:mid]) {
+				lo = mid + 1
+			} else {
+				hi = mid - 1
+			}
+		}
+		// Search again above the longest prefix found too short, when it is above where
+		// this search ended; each round starts higher, so the rounds end.
+		if tooShort < lo {
+			break
+		}
+		lo, hi = tooShort+1, top-1
+	}
+	return best
 }
 
 // grow adds to the best set, one at a time in rank order, each other candidate among the
