@@ -40,10 +40,10 @@ func (p *Pools) fitsWithoutCollecting(in Input) bool {
 	}
 	for _, pod := range in.Pods {
 		if pod != nil {
-			visitPodResources(&pod.Spec, visit)
+			resources.VisitPodSpec(&pod.Spec, visit)
 		}
 	}
-	return known && namesAll(p.dims, named)
+	return known && p.dims.NamesAll(named)
 }
 
 // namedByPools marks the dimensions the NodePools (their limits and instance types) and the
@@ -70,35 +70,8 @@ func namedByPools(nodePools []*NodePool, daemonSets []*appsv1.DaemonSet, dims *r
 	}
 	for _, ds := range daemonSets {
 		if ds != nil {
-			visitPodResources(&ds.Spec.Template.Spec, visit)
+			resources.VisitPodSpec(&ds.Spec.Template.Spec, visit)
 		}
 	}
 	return named
-}
-
-// visitPodResources calls visit with every resource list of a pod collectDims collects.
-func visitPodResources(spec *corev1.PodSpec, visit func(corev1.ResourceList)) {
-	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-		for i := range cs {
-			visit(cs[i].Resources.Requests)
-			visit(cs[i].Resources.Limits)
-		}
-	}
-	visit(spec.Overhead)
-	if spec.Resources != nil {
-		visit(spec.Resources.Requests)
-	}
-}
-
-// namesAll reports whether collecting names that are named (and nothing beyond dims) gives
-// dims: NewDims always has its fixed dimensions, then the other names sorted, so every other
-// dimension must be named.
-func namesAll(dims *resources.Dims, named []bool) bool {
-	fixed := resources.NewDims()
-	for i, was := range named {
-		if _, always := fixed.Index(dims.Name(i)); !was && !always {
-			return false
-		}
-	}
-	return true
 }

@@ -303,25 +303,15 @@ func collectDims(in Input) *resources.Dims {
 			lists = append(lists, en.Node.Status.Allocatable, en.Node.Status.Capacity)
 		}
 	}
-	addContainers := func(spec *corev1.PodSpec) {
-		for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-			for _, c := range cs {
-				lists = append(lists, c.Resources.Requests, c.Resources.Limits)
-			}
-		}
-		lists = append(lists, spec.Overhead)
-		if spec.Resources != nil {
-			lists = append(lists, spec.Resources.Requests)
-		}
-	}
+	add := func(l corev1.ResourceList) { lists = append(lists, l) }
 	for _, p := range in.Pods {
 		if p != nil {
-			addContainers(&p.Spec)
+			resources.VisitPodSpec(&p.Spec, add)
 		}
 	}
 	for _, ds := range in.DaemonSets {
 		if ds != nil {
-			addContainers(&ds.Spec.Template.Spec)
+			resources.VisitPodSpec(&ds.Spec.Template.Spec, add)
 		}
 	}
 	withoutNodes := make([]corev1.ResourceList, 0, len(lists))
