@@ -284,26 +284,42 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	return s, pods, unschedulable, nil
 }
 
-// collectDims gathers every resource name the solve will meet.
+// collectDims gathers every resource name the solve will meet; "nodes", a NodePool's limit on
+// its node count, is none.
 func collectDims(in Input) *resources.Dims {
-	var lists []corev1.ResourceList
+	// At least this many lists: a pool's limits and types, a node's two, a container's two and
+	// a pod's overhead; sized once rather than grown a dozen times.
+	n := 2*len(in.ExistingNodes) + 3*(len(in.Pods)+len(in.DaemonSets))
+	for _, np := range in.NodePools {
+		if np != nil {
+			n += 1 + len(np.InstanceTypes)
+		}
+	}
+	lists := make([]corev1.ResourceList, 0, n)
+	add := func(l corev1.ResourceList) {
+		if _, has := l["nodes"]; has {
+			l = l.DeepCopy()
+			delete(l, "nodes")
+		}
+		lists = append(lists, l)
+	}
 	for _, np := range in.NodePools {
 		if np == nil {
 			continue
 		}
-		lists = append(lists, np.Limits)
+		add(np.Limits)
 		for _, it := range np.InstanceTypes {
 			if it != nil {
-				lists = append(lists, it.Capacity)
+				add(it.Capacity)
 			}
 		}
 	}
 	for _, en := range in.ExistingNodes {
 		if en != nil && en.Node != nil {
-			lists = append(lists, en.Node.Status.Allocatable, en.Node.Status.Capacity)
+			add(en.Node.Status.Allocatable)
+			add(en.Node.Status.Capacity)
 		}
 	}
-	add := func(l corev1.ResourceList) { lists = append(lists, l) }
 	for _, p := range in.Pods {
 		if p != nil {
 			resources.VisitPodSpec(&p.Spec, add)
@@ -314,16 +330,7 @@ func collectDims(in Input) *resources.Dims {
 			resources.VisitPodSpec(&ds.Spec.Template.Spec, add)
 		}
 	}
-	withoutNodes := make([]corev1.ResourceList, 0, len(lists))
-	for _, l := range lists {
-		if _, has := l["nodes"]; has {
-			c := l.DeepCopy()
-			delete(c, "nodes")
-			l = c
-		}
-		withoutNodes = append(withoutNodes, l)
-	}
-	return resources.NewDims(withoutNodes...)
+	return resources.NewDims(lists...)
 }
 
 // schedule places pods in order; pods that fail are retried while others make progress, and
