@@ -156,7 +156,7 @@ func (n *newNode) cheapestAmong(options []*typeOption, reqs requirements.Require
 			break // the order is by price: the rest cost more
 		}
 		o := t.Offerings[f.CheapestOffering(&t.Type)]
-		if !found || choiceTieLess(t, o, best) {
+		if !found || typeindex.TieLess(&t.Type, o, &best.option.Type, best.offering) {
 			best, found = choice{option: t, offering: o}, true
 		}
 	}

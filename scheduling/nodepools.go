@@ -269,7 +269,7 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	it.AllocatableRoom(room, dims)
 	dims.Fill(capacity, it.Capacity)
 	return typeOption{
-		Type:     typeindex.Type{Reqs: reqs, Offerings: offerings},
+		Type:     typeindex.Type{Name: it.Name, Reqs: reqs, Offerings: offerings},
 		it:       it,
 		room:     room,
 		capacity: capacity,

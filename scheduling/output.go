@@ -22,8 +22,9 @@ type choice struct {
 	offering instancetype.Offering
 }
 
-// cheapestChoice picks the cheapest available offering any option allows under reqs; ties go
-// to the zone, capacity type and type name that sort first.
+// cheapestChoice is typeindex.Cheapest over options: the cheapest available offering any
+// option allows under reqs, ties going to the zone, capacity type and type name that sort
+// first.
 func cheapestChoice(options []*typeOption, reqs requirements.Requirements) (choice, bool) {
 	return cheapestChoiceWithin(options, reqs, nil)
 }
@@ -31,50 +32,12 @@ func cheapestChoice(options []*typeOption, reqs requirements.Requirements) (choi
 // cheapestChoiceWithin is cheapestChoice skipping offerings of capacity reservations with no
 // instance left in reservationsLeft (nil: no such limit).
 func cheapestChoiceWithin(options []*typeOption, reqs requirements.Requirements, reservationsLeft map[string]int) (choice, bool) {
-	var best choice
-	found := false
-	if len(options) == 0 {
-		return best, false
+	at := func(i int) *typeindex.Type { return &options[i].Type }
+	t, o, found := typeindex.Cheapest(len(options), at, reqs, reservationsLeft)
+	if !found {
+		return choice{}, false
 	}
-	f := typeindex.OfferingFilter(options[0].Index(), reqs)
-	for _, t := range options {
-		first := f.CheapestOffering(&t.Type)
-		if first < 0 {
-			continue
-		}
-		for i := first; i < len(t.Offerings); i++ {
-			o := &t.Offerings[i]
-			if i > first && !f.OfferingAllowed(&t.Type, i) {
-				continue
-			}
-			if o.ReservationID != "" && reservationsLeft != nil && reservationsLeft[o.ReservationID] <= 0 {
-				continue
-			}
-			if !found || o.Price < best.offering.Price || (o.Price == best.offering.Price && choiceTieLess(t, *o, best)) {
-				best, found = choice{option: t, offering: *o}, true
-			}
-			break // offerings are sorted by price; the first allowed is the type's cheapest
-		}
-	}
-	return best, found
-}
-
-func choiceTieLess(t *typeOption, o instancetype.Offering, best choice) bool {
-	if o.Zone != best.offering.Zone {
-		return o.Zone < best.offering.Zone
-	}
-	if o.CapacityType != best.offering.CapacityType {
-		return o.CapacityType < best.offering.CapacityType
-	}
-	return t.it.Name < best.option.it.Name
-}
-
-// cheapestPrice is the price of the cheapest offering of t allowed by reqs, or -1.
-func cheapestPrice(t *typeOption, reqs requirements.Requirements) float64 {
-	if i := typeindex.CheapestOffering(&t.Type, reqs); i >= 0 {
-		return t.Offerings[i].Price
-	}
-	return -1
+	return choice{option: options[t], offering: options[t].Offerings[o]}, true
 }
 
 // plan renders the solver state as a Plan.
@@ -322,7 +285,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 func (s *solver) offeredOptions(n *newNode) int {
 	count := 0
 	for _, t := range n.options {
-		if cheapestPrice(t, n.reqs) >= 0 {
+		if typeindex.CheapestPrice(&t.Type, n.reqs) >= 0 {
 			count++
 		}
 	}
@@ -357,7 +320,7 @@ func (s *solver) optionNames(n *newNode, cache map[string][]string) []string {
 	}
 	options := make([]priced, 0, len(n.options))
 	for _, t := range n.options {
-		if price := cheapestPrice(t, n.reqs); price >= 0 {
+		if price := typeindex.CheapestPrice(&t.Type, n.reqs); price >= 0 {
 			options = append(options, priced{t.it.Name, price})
 		}
 	}

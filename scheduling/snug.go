@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/skipset"
+	"github.com/nodeplan/nodeplan/typeindex"
 )
 
 // A pod first looks for a planned node it fits at the node's current price, and only then for
@@ -117,7 +118,7 @@ func keepsPrice(n *newNode, c candidate) bool {
 		if sameReqs {
 			return true
 		}
-		if price := cheapestPrice(t, c.reqs); price >= 0 && price <= n.price {
+		if price := typeindex.CheapestPrice(&t.Type, c.reqs); price >= 0 && price <= n.price {
 			return true
 		}
 	}

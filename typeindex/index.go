@@ -9,9 +9,11 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// Type is one instance type as an Index sees it: the requirements its labels make and its
-// offerings. Its other fields are the index's bookkeeping, filled in by New.
+// Type is one instance type as an Index sees it: its name, the requirements its labels make
+// and its offerings. Its other fields are the index's bookkeeping, filled in by New.
 type Type struct {
+	// Name is the instance type's name; Cheapest breaks price ties on it last.
+	Name string
 	// Reqs are the requirements the type's labels and offerings make of a node.
 	Reqs requirements.Requirements
 	// Offerings are the type's available offerings, cheapest first.
