@@ -1,4 +1,4 @@
-package scheduling
+package requirements_test
 
 import (
 	"testing"
@@ -8,9 +8,9 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// TestAppendRequirementIsString checks that the cache keys render requirements as String
-// does, fast path or not.
-func TestAppendRequirementIsString(t *testing.T) {
+// TestAppendStringIsString checks that AppendString renders requirements as String does, fast
+// path or not.
+func TestAppendStringIsString(t *testing.T) {
 	two := 2
 	for _, r := range []*requirements.Requirement{
 		requirements.New("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, "m5.large"),
@@ -21,8 +21,8 @@ func TestAppendRequirementIsString(t *testing.T) {
 		requirements.New("example.com/any", corev1.NodeSelectorOpExists),
 		requirements.NewWithMinValues("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, &two, "m5.large", "m5.xlarge"),
 	} {
-		if got, want := string(appendRequirement([]byte("x|"), r)), "x|"+r.String(); got != want {
-			t.Errorf("appendRequirement = %q, want %q", got, want)
+		if got, want := string(r.AppendString([]byte("x|"))), "x|"+r.String(); got != want {
+			t.Errorf("AppendString = %q, want %q", got, want)
 		}
 	}
 }
