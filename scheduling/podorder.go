@@ -57,7 +57,7 @@ func largerFirst(a, b resources.Vector) (less, decided bool) {
 // plain pod of the default namespace without an owner uses its memoClass, which says all of
 // that already; any other key is built in one allocation where it can be.
 func podOrderKey(p *podInfo) string {
-	owner := controllerOf(p.pod)
+	owner := metav1.GetControllerOfNoCopy(p.pod)
 	ns := p.pod.Namespace
 	if p.memoClass != "" && owner == nil && (ns == "" || ns == corev1.NamespaceDefault) {
 		return p.memoClass
@@ -128,16 +128,6 @@ func podOrderKey(p *podInfo) string {
 		b.WriteString(owner.Name)
 	}
 	return b.String()
-}
-
-// controllerOf is the pod's controlling owner, or nil.
-func controllerOf(pod *corev1.Pod) *metav1.OwnerReference {
-	for i := range pod.OwnerReferences {
-		if ref := &pod.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
-			return ref
-		}
-	}
-	return nil
 }
 
 // writeRequirements renders rs into b, keys sorted, without allocating in the common case.
