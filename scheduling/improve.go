@@ -252,17 +252,6 @@ func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, r
 	return out
 }
 
-// vectorKey identifies a vector's content, as map key.
-func vectorKey(v resources.Vector) string {
-	var buf [64]byte
-	b := buf[:0]
-	for _, x := range v {
-		b = strconv.AppendInt(b, x, 36)
-		b = append(b, ',')
-	}
-	return string(b)
-}
-
 // cheaper reports whether the new bins cost strictly less than the old nodes, each node's
 // fixed cost included.
 func (s *solver) cheaper(bins, old []*newNode) bool {

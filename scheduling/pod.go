@@ -21,7 +21,7 @@ type podInfo struct {
 	key      string // namespace/name
 	index    int    // position in the input, for stable output order
 	requests resources.Vector
-	// requestsKey is vectorKey(requests), which the bounds and repacking group pods by.
+	// requestsKey is requests.Key(), which the bounds and repacking group pods by.
 	requestsKey string
 	// alternatives are the OR'ed requirement sets of nodeSelector × required node affinity.
 	alternatives []requirements.Requirements
@@ -75,7 +75,7 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 		return p, ConstraintValidation, err
 	}
 	p.requests = requests
-	p.requestsKey = vectorKey(requests)
+	p.requestsKey = requests.Key()
 	alts, err := requirements.PodAlternatives(pod)
 	if err != nil {
 		return p, ConstraintValidation, err

@@ -3,6 +3,7 @@ package resources
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -182,6 +183,18 @@ func (v Vector) IsZero() bool {
 		}
 	}
 	return true
+}
+
+// Key identifies the vector's content, as a map key: vectors of one Dims have equal keys
+// exactly when they are equal.
+func (v Vector) Key() string {
+	var buf [64]byte
+	b := buf[:0]
+	for _, x := range v {
+		b = strconv.AppendInt(b, x, 36)
+		b = append(b, ',')
+	}
+	return string(b)
 }
 
 // Format writes the vector's non-zero resources but pods, in dimension order, as

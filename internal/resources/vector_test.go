@@ -69,3 +69,21 @@ func TestCheckQuantity(t *testing.T) {
 	require.False(t, ok)
 	require.Equal(t, corev1.ResourceCPU, name)
 }
+
+func TestVectorKey(t *testing.T) {
+	cases := []struct {
+		name  string
+		a, b  resources.Vector
+		equal bool
+	}{
+		{"equal vectors", resources.Vector{500, 1 << 30, 1, 0}, resources.Vector{500, 1 << 30, 1, 0}, true},
+		{"one dimension differs", resources.Vector{500, 1 << 30, 1, 0}, resources.Vector{500, 1 << 30, 2, 0}, false},
+		{"digits do not run into the next dimension", resources.Vector{1, 23}, resources.Vector{12, 3}, false},
+		{"negative values", resources.Vector{-1, 0}, resources.Vector{1, 0}, false},
+	}
+	for _, c := range cases {
+		if got := c.a.Key() == c.b.Key(); got != c.equal {
+			t.Errorf("%s: keys %q and %q equal: %v, want %v", c.name, c.a.Key(), c.b.Key(), got, c.equal)
+		}
+	}
+}
