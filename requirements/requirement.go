@@ -478,6 +478,27 @@ func (r *Requirement) String() string {
 	return b.String()
 }
 
+// AppendString appends r.String() to b. The usual requirements, a set of values or
+// DoesNotExist without minValues, are written without String's formatting work: solvers key
+// caches by them for every instance type and every new node.
+func (r *Requirement) AppendString(b []byte) []byte {
+	if r.complement || r.MinValues != nil {
+		return append(b, r.String()...)
+	}
+	b = append(b, r.Key...)
+	if len(r.values) == 0 {
+		return append(b, " DoesNotExist"...)
+	}
+	b = append(b, " In ["...)
+	for i, v := range r.values {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, v...)
+	}
+	return append(b, ']')
+}
+
 // ExistenceValue returns a value for a key the requirement needs on a node without naming one
 // (Exists, Gt, Lt): the smallest non-negative integer it allows, where Karpenter would pick a
 // random one. It returns false when a node may go without the key, or no small integer is

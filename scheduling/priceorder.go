@@ -129,28 +129,7 @@ func appendRequirementsKey(b []byte, pool *poolState, reqs requirements.Requirem
 	b = append(b, pool.np.Name...)
 	for _, k := range keys {
 		b = append(b, '|')
-		b = appendRequirement(b, reqs[k])
+		b = reqs[k].AppendString(b)
 	}
 	return b
-}
-
-// appendRequirement appends r.String() to b; the usual requirements, a set of values or
-// DoesNotExist, without String's formatting work (every new node and narrowing asks).
-func appendRequirement(b []byte, r *requirements.Requirement) []byte {
-	if r.IsComplement() || r.MinValues != nil {
-		return append(b, r.String()...)
-	}
-	b = append(b, r.Key...)
-	vals := r.Values()
-	if len(vals) == 0 {
-		return append(b, " DoesNotExist"...)
-	}
-	b = append(b, " In ["...)
-	for i, v := range vals {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = append(b, v...)
-	}
-	return append(b, ']')
 }
