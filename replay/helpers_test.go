@@ -7,12 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/instancetype"
+	"github.com/nodeplan/nodeplan/internal/replaytrace"
 	tb "github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/replay"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -36,30 +34,12 @@ func startCluster(consolidateAfter time.Duration) disruption.Input {
 	return disruption.Input{NodePools: []*scheduling.NodePool{np}, Now: t0}
 }
 
-func template(app, cpu string) corev1.PodTemplateSpec {
-	return corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: app, Image: "nginx",
-			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}},
-	}
-}
-
-func deployment(name string, replicas int32, cpu string) *appsv1.Deployment {
-	return &appsv1.Deployment{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Template: template(name, cpu)},
-	}
-}
-
-func job(name string, parallelism int32, cpu string) *batchv1.Job {
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Spec:       batchv1.JobSpec{Parallelism: &parallelism, Completions: &parallelism, Template: template(name, cpu)},
-	}
-}
+// The generated day's workload builders, at hand for the scenarios here.
+var (
+	template   = replaytrace.Template
+	deployment = replaytrace.Deployment
+	job        = replaytrace.Job
+)
 
 func at(d time.Duration) time.Time { return t0.Add(d) }
 

@@ -478,8 +478,9 @@ func (r *Requirement) String() string {
 	return b.String()
 }
 
-// AppendString appends r.String() to b; the usual requirements, a set of values or
-// DoesNotExist, without String's formatting work, for keys built on hot paths.
+// AppendString appends r.String() to b. The usual requirements, a set of values or
+// DoesNotExist without minValues, are written without String's formatting work: solvers key
+// caches by them for every instance type and every new node.
 func (r *Requirement) AppendString(b []byte) []byte {
 	if r.complement || r.MinValues != nil {
 		return append(b, r.String()...)

@@ -71,7 +71,9 @@ func New(n int, at func(i int) *Type) *Index {
 	ix := &Index{words: (n + 63) / 64, keys: map[string]*keyIndex{}}
 	zones, capacityTypes := map[string]bool{}, map[string]bool{}
 	byKey := map[string]map[string]*typeClass{}
-	var id []byte // a class's name (appendClassID), looked up without a string
+	// A class's name: type requirements come from labels and offerings (In, DoesNotExist), with
+	// no bounds, so their rendering identifies them. Looked up without a string.
+	var id []byte
 	// The classes and their bitsets are carved from blocks: a key like the instance type has
 	// a class per type.
 	var classBlock []typeClass
@@ -99,7 +101,7 @@ func New(n int, at func(i int) *Type) *Index {
 				classes = map[string]*typeClass{}
 				byKey[k] = classes
 			}
-			id = appendClassID(id[:0], r)
+			id = r.AppendString(id[:0])
 			c := classes[string(id)]
 			if c == nil {
 				c = newClass(r)
@@ -153,30 +155,6 @@ func New(n int, at func(i int) *Type) *Index {
 		}
 	}
 	return ix
-}
-
-// appendClassID appends to b what identifies a type's requirement among those on its key.
-// Type requirements come from labels and offerings (In, DoesNotExist): no bounds, so the
-// rendering identifies the requirement. Those two, without minValues, are rendered here as
-// String renders them, without String's formatting work (hundreds of types, a dozen keys
-// each, per NodePool).
-func appendClassID(b []byte, r *requirements.Requirement) []byte {
-	if r.MinValues == nil && !r.IsComplement() {
-		b = append(b, r.Key...)
-		vals := r.Values()
-		if len(vals) == 0 {
-			return append(b, " DoesNotExist"...)
-		}
-		b = append(b, " In ["...)
-		for i, v := range vals {
-			if i > 0 {
-				b = append(b, ' ')
-			}
-			b = append(b, v...)
-		}
-		return append(b, ']')
-	}
-	return append(b, r.String()...)
 }
 
 // Index is the index t belongs to, nil before New.

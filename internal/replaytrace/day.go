@@ -48,7 +48,7 @@ func NewDay(start time.Time, times int) Day {
 	for i := range Deployments {
 		size := sizes[rng.IntN(len(sizes))]
 		peak := (40 + rng.IntN(120)) * times
-		d := deployment(fmt.Sprintf("svc-%02d", i), 0, size.cpu)
+		d := Deployment(fmt.Sprintf("svc-%02d", i), 0, size.cpu)
 		d.Spec.Template.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse(size.memory)
 		replicasAt := func(t time.Duration) int32 {
 			phase := 2 * math.Pi * (t.Hours() - 15) / 24 // highest 15 h in, lowest 3 h in
@@ -75,7 +75,7 @@ func NewDay(start time.Time, times int) Day {
 	}
 	for i := range Jobs {
 		size := sizes[rng.IntN(len(sizes))]
-		j := job(fmt.Sprintf("job-%03d", i), int32(1+rng.IntN(5)*times), size.cpu)
+		j := Job(fmt.Sprintf("job-%03d", i), int32(1+rng.IntN(5)*times), size.cpu)
 		at := start.Add(time.Duration(rng.IntN(23*3600)) * time.Second)
 		runs := time.Duration(5+rng.IntN(55)) * time.Minute
 		day.Events = append(day.Events, event(at, replay.Create, replay.KindJob, j.Name, func(ev *replay.Event) { ev.Job, ev.Duration = j, runs }))
@@ -119,7 +119,8 @@ func event(at time.Time, typ replay.EventType, kind, name string, set func(*repl
 	return ev
 }
 
-func template(app, cpu string) corev1.PodTemplateSpec {
+// Template is a pod template of one nginx container asking for cpu, labelled app=<app>.
+func Template(app, cpu string) corev1.PodTemplateSpec {
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: app, Image: "nginx",
@@ -127,19 +128,21 @@ func template(app, cpu string) corev1.PodTemplateSpec {
 	}
 }
 
-func deployment(name string, replicas int32, cpu string) *appsv1.Deployment {
+// Deployment is a Deployment of Template(name, cpu) pods in namespace default.
+func Deployment(name string, replicas int32, cpu string) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Template: template(name, cpu)},
+			Template: Template(name, cpu)},
 	}
 }
 
-func job(name string, parallelism int32, cpu string) *batchv1.Job {
+// Job is a Job of parallelism Template(name, cpu) pods at a time, as many completions.
+func Job(name string, parallelism int32, cpu string) *batchv1.Job {
 	return &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Spec:       batchv1.JobSpec{Parallelism: &parallelism, Completions: &parallelism, Template: template(name, cpu)},
+		Spec:       batchv1.JobSpec{Parallelism: &parallelism, Completions: &parallelism, Template: Template(name, cpu)},
 	}
 }

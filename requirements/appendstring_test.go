@@ -1,4 +1,4 @@
-package typeindex
+package requirements_test
 
 import (
 	"testing"
@@ -8,9 +8,9 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// TestClassIDIsString checks that appendClassID names a requirement as its String does, so that
-// the index's classes and their order are those of the requirements' renderings.
-func TestClassIDIsString(t *testing.T) {
+// AppendString renders a requirement as String does, fast path or not: instance-type classes
+// and the solver's cache keys are built with it and must order and match as the renderings do.
+func TestAppendStringIsString(t *testing.T) {
 	two := 2
 	for _, r := range []*requirements.Requirement{
 		requirements.New("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, "m5.large"),
@@ -18,15 +18,16 @@ func TestClassIDIsString(t *testing.T) {
 		requirements.New("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, "zone-c", "zone-a", "zone-b", "zone-a"),
 		requirements.New("karpenter.k8s.aws/instance-gpu-name", corev1.NodeSelectorOpDoesNotExist),
 		requirements.New("example.com/odd", corev1.NodeSelectorOpIn, "a b", "", "c]"),
-		requirements.NewWithMinValues("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, &two, "zone-a", "zone-b"),
 		requirements.New("example.com/empty", corev1.NodeSelectorOpIn),
-		requirements.New("topology.kubernetes.io/zone", corev1.NodeSelectorOpNotIn, "zone-a"),
+		requirements.New("topology.kubernetes.io/zone", corev1.NodeSelectorOpNotIn, "zone-a", "zone-b"),
 		requirements.New("karpenter.k8s.aws/instance-cpu", corev1.NodeSelectorOpGt, "4"),
+		requirements.New("karpenter.k8s.aws/instance-cpu", corev1.NodeSelectorOpLt, "64"),
 		requirements.New("example.com/any", corev1.NodeSelectorOpExists),
+		requirements.NewWithMinValues("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, &two, "zone-a", "zone-b"),
 		requirements.NewWithMinValues("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, &two, "m5.large"),
 	} {
-		if got, want := string(appendClassID([]byte("x"), r)), "x"+r.String(); got != want {
-			t.Errorf("appendClassID = %q, want %q", got, want)
+		if got, want := string(r.AppendString([]byte("x|"))), "x|"+r.String(); got != want {
+			t.Errorf("AppendString = %q, want %q", got, want)
 		}
 	}
 }
