@@ -36,7 +36,6 @@ func startCluster(consolidateAfter time.Duration) disruption.Input {
 
 // The generated day's workload builders, at hand for the scenarios here.
 var (
-	template   = replaytrace.Template
 	deployment = replaytrace.Deployment
 	job        = replaytrace.Job
 )
