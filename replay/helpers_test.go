@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -85,4 +86,18 @@ func checkInvariants(t testing.TB, res replay.Result) {
 	for i := 1; i < len(res.Timeline); i++ {
 		require.True(t, res.Timeline[i-1].Time.Before(res.Timeline[i].Time), "timeline in time order")
 	}
+}
+
+// requireDecidedAlike decides in afresh and requires the replay's decisions at that step to be
+// the same, byte for byte; it returns the fresh ones.
+func requireDecidedAlike(t *testing.T, in disruption.Input, o replay.Observation) disruption.Decisions {
+	t.Helper()
+	want, err := disruption.Decide(in)
+	require.NoError(t, err)
+	wantJSON, err := json.Marshal(want)
+	require.NoError(t, err)
+	gotJSON, err := json.Marshal(o.Decisions)
+	require.NoError(t, err)
+	require.Equal(t, string(wantJSON), string(gotJSON), "at %s", o.Time)
+	return want
 }

@@ -1,14 +1,12 @@
 package replay_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/replay"
 )
 
@@ -40,13 +38,7 @@ func TestDecideMemo(t *testing.T) {
 		require.NotNil(t, o.Disruption.Memo)
 		in := *o.Disruption
 		in.Pools, in.Memo = nil, nil
-		want, err := disruption.Decide(in)
-		require.NoError(t, err)
-		wantJSON, err := json.Marshal(want)
-		require.NoError(t, err)
-		gotJSON, err := json.Marshal(o.Decisions)
-		require.NoError(t, err)
-		require.Equal(t, string(wantJSON), string(gotJSON), "at %s", o.Time)
+		want := requireDecidedAlike(t, in, o)
 		decided++
 		if len(want.Commands) > 0 {
 			acted++
