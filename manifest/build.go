@@ -43,9 +43,10 @@ func build(docs []*document, w *warnings, errs *problems) (*Bundle, error) {
 		warnings warnings
 	}
 	results := make([]result, len(docs))
+	fast := newFastPods(docs)
 	parallel.Each(len(docs), func(i int) {
 		r := &results[i]
-		r.obj, r.err = (&decoder{warnings: &r.warnings}).decode(docs[i])
+		r.obj, r.err = (&decoder{warnings: &r.warnings, fastPods: fast}).decode(docs[i])
 	})
 	var entries []entry
 	for i, doc := range docs {
