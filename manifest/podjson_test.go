@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,6 +88,44 @@ func TestDecodePodFastDecodesAsTheStrictDecoder(t *testing.T) {
 	require.False(t, ok, "text that is not UTF-8 is left to the standard decoder")
 	_, ok = decodePodFast([]byte(`{"metadata":{"Name":"x"}}`))
 	require.False(t, ok, "an unknown field is left to the standard decoder, which names it")
+}
+
+// Decoders built by several goroutines at once, each meeting the types in its own order,
+// decode as the standard decoder does (and, under -race, without a data race).
+func TestPodJSONBuiltConcurrently(t *testing.T) {
+	seeds := podSeeds(t)
+	want := make([]*corev1.Pod, len(seeds))
+	for i, raw := range seeds {
+		if _, ok := decodePodFast(raw); ok {
+			want[i] = new(corev1.Pod)
+			_, err := sigsjson.UnmarshalStrict(raw, want[i], sigsjson.DisallowUnknownFields)
+			require.NoError(t, err)
+		}
+	}
+	fresh := newPodJSON()
+	const workers = 4
+	got := make([][]*corev1.Pod, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		got[w] = make([]*corev1.Pod, len(seeds))
+		wg.Go(func() {
+			for k := range seeds {
+				i := (k + w*len(seeds)/workers) % len(seeds) // each starts elsewhere
+				if w%2 == 1 {
+					i = len(seeds) - 1 - i // and goes the other way
+				}
+				if p, ok := fresh.decode(seeds[i]); ok {
+					got[w][i] = p
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for w := range workers {
+		for i := range seeds {
+			require.True(t, reflect.DeepEqual(want[i], got[w][i]), "worker %d, %s", w, seeds[i])
+		}
+	}
 }
 
 // FuzzDecodePodFast checks that whatever valid JSON the fast decoder takes, it decodes as the
