@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	jsoniter "github.com/json-iterator/go"
@@ -59,12 +58,9 @@ func decodePodFast(raw []byte) (*corev1.Pod, bool) { return fastPodJSON.decode(r
 // decoders of the types a Pod usually holds costs about what decoding fifty Pods saves.
 const fastPodsFrom = 64
 
-// fastPods decodes the Pods of one load with decodePodFast. The first worker to meet a Pod
-// builds the fast decoder (by decoding that Pod) while the others decode theirs the usual way
-// until it is ready: either way gives the same Pod.
-type fastPods struct {
-	building, ready atomic.Bool
-}
+// fastPods decodes the Pods of one load with fastPodJSON, or, when nil, leaves them to the
+// standard decoder.
+type fastPods struct{ json *podJSON }
 
 // newFastPods returns a fastPods for documents with enough Pods, else nil.
 func newFastPods(docs []*document) *fastPods {
@@ -77,20 +73,14 @@ func newFastPods(docs []*document) *fastPods {
 	if n < fastPodsFrom {
 		return nil
 	}
-	return &fastPods{}
+	fastPodJSON.pod() // before the workers start, which would otherwise wait for it
+	return &fastPods{json: fastPodJSON}
 }
 
-// decode is decodePodFast once the fast decoder is built; ok is false when f is nil, while
-// another worker builds the decoder, and whenever decodePodFast refuses.
+// decode is podJSON.decode; ok is false when f is nil.
 func (f *fastPods) decode(raw []byte) (*corev1.Pod, bool) {
 	if f == nil {
 		return nil, false
 	}
-	if !f.ready.Load() {
-		if !f.building.CompareAndSwap(false, true) {
-			return nil, false
-		}
-		defer f.ready.Store(true)
-	}
-	return decodePodFast(raw)
+	return f.json.decode(raw)
 }
