@@ -27,6 +27,7 @@ type podJSON struct {
 
 func newPodJSON() *podJSON {
 	d := &podJSON{lazy: &lazyStructs{}, api: jsoniter.Config{CaseSensitive: true, DisallowUnknownFields: true}.Froze()}
+	d.api.RegisterExtension(&stringMaps{})
 	d.api.RegisterExtension(d.lazy)
 	d.lazy.api = d.api
 	d.pod = sync.OnceFunc(func() { d.lazy.build(reflect2.TypeOf(corev1.Pod{})) })

@@ -52,6 +52,10 @@ func podSeeds(tb testing.TB) [][]byte {
 		[]byte(`{"metadata":{"ownerReferences":[{"controller":true,"kind":"ReplicaSet","uid":"u"}]},"status":{"phase":"Running"}}`),
 		[]byte(`{"spec":{"topologySpreadConstraints":[{"maxSkew":1,"labelSelector":{"matchLabels":{"a":"b"}},"whenUnsatisfiable":"DoNotSchedule"}]}}`),
 		[]byte(`{"spec":{"tolerations":[{"key":"a","operator":"Exists","tolerationSeconds":5}],"nodeSelector":{"a":null}}}`),
+		[]byte(`{"metadata":{"labels":{"a":"1","a":"2","b\u00e9\"":"\n"},"annotations":null},"spec":{"nodeSelector":{}}}`),
+		[]byte(`{"metadata":{"labels":{"a":1}}}`),
+		[]byte(`{"metadata":{"labels":[]}}`),
+		[]byte(`{"metadata":{"labels":{"a":"b"},"labels":null}}`),
 	}
 	for _, pattern := range []string{"testdata/*.yaml", "testdata/*.json", "testdata/cluster/*.yaml", "testdata/cluster/*.json"} {
 		files, err := filepath.Glob(pattern)
