@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -130,6 +131,26 @@ func TestPodJSONBuiltConcurrently(t *testing.T) {
 			require.True(t, reflect.DeepEqual(want[i], got[w][i]), "worker %d, %s", w, seeds[i])
 		}
 	}
+}
+
+// A bad value in a load with enough Pods for the fast decoder is reported as in a load too
+// small for it: the standard decoder names the field.
+func TestManyPodsBadValueAsFew(t *testing.T) {
+	list := func(n int) []byte {
+		items := make([]string, n)
+		for i := range items {
+			cpu := "100m"
+			if i == 3 {
+				cpu = "a lot"
+			}
+			items[i] = fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-%d"},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":%q}}}]}}`, i, cpu)
+		}
+		return []byte(`{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",") + `]}`)
+	}
+	_, few := Parse(list(10), "pods.json")
+	require.ErrorContains(t, few, `item 4 (Pod default/p-3): spec.containers[0].resources.requests.cpu`)
+	_, many := Parse(list(fastPodsFrom+10), "pods.json")
+	require.EqualError(t, many, few.Error())
 }
 
 // FuzzDecodePodFast checks that whatever valid JSON the fast decoder takes, it decodes as the
