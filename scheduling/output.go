@@ -117,14 +117,11 @@ func (s *solver) nodeClaims(reservationsLeft map[string]int) ([]NodeClaim, []boo
 			}
 		}
 	}
-	const batch = 256
-	if len(reservationsLeft) > 0 || len(s.nodes) <= batch {
+	if len(reservationsLeft) > 0 {
 		render(0, len(s.nodes), s.optionsCache)
 		return claims, ok
 	}
-	parallel.Each((len(s.nodes)+batch-1)/batch, func(b int) {
-		render(b*batch, min((b+1)*batch, len(s.nodes)), map[string][]string{})
-	})
+	parallel.Ranges(len(s.nodes), 256, func(from, to int) { render(from, to, map[string][]string{}) })
 	return claims, ok
 }
 

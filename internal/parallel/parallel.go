@@ -32,3 +32,13 @@ func Each(n int, f func(i int)) {
 	}
 	wg.Wait()
 }
+
+// Ranges splits 0…n-1 into consecutive ranges of at most most items, at least one range per
+// core when n allows, and calls f(from, to) for each as Each does: f must write only the
+// results of its range, so that the outcome depends neither on the number of cores nor on
+// where the ranges start.
+func Ranges(n, most int, f func(from, to int)) {
+	procs := runtime.GOMAXPROCS(0)
+	size := max(1, min(most, (n+procs-1)/procs))
+	Each((n+size-1)/size, func(r int) { f(r*size, min((r+1)*size, n)) })
+}

@@ -25,6 +25,35 @@ func TestEachCallsEveryIndexOnce(t *testing.T) {
 	}
 }
 
+func TestRangesCoverEveryIndexOnceWithinTheLimit(t *testing.T) {
+	for _, procs := range []int{1, 2, 4} {
+		for _, tc := range []struct{ n, most int }{{0, 256}, {1, 256}, {7, 2}, {200, 256}, {1000, 256}, {1000, 1}} {
+			t.Run(fmt.Sprintf("procs %d n %d most %d", procs, tc.n, tc.most), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				calls := make([]int, tc.n)
+				ranges := make([]int, tc.n+1) // size of the range starting at each index
+				parallel.Ranges(tc.n, tc.most, func(from, to int) {
+					ranges[from] = to - from
+					for i := from; i < to; i++ {
+						calls[i]++
+					}
+				})
+				for i, c := range calls {
+					require.Equal(t, 1, c, "index %d", i)
+				}
+				count := 0
+				for _, size := range ranges {
+					require.LessOrEqual(t, size, tc.most)
+					if size > 0 {
+						count++
+					}
+				}
+				require.GreaterOrEqual(t, count, min(procs, tc.n), "a range per core when there are enough items")
+			})
+		}
+	}
+}
+
 func ExampleEach() {
 	squares := make([]int, 5)
 	parallel.Each(len(squares), func(i int) { squares[i] = i * i })
