@@ -23,13 +23,13 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 	st := topology.NewState(in.Namespaces)
 	var kept []*podInfo
 	var bad []Unschedulable
-	for _, p := range pods {
-		terms, err := st.Terms(p.pod, s.opts.PreferencePolicy == PreferencesIgnore) // preferences are dropped up front
-		if err != nil {
+	terms, errs := st.TermsOfPods(len(pods), func(i int) *corev1.Pod { return pods[i].pod }, s.opts.PreferencePolicy == PreferencesIgnore) // preferences are dropped up front
+	for i, p := range pods {
+		if err := errs[i]; err != nil {
 			bad = append(bad, Unschedulable{Pod: p.key, Reason: err.Error(), Constraint: topologyConstraintOfError(err)})
 			continue
 		}
-		p.topo = topology.Member{Terms: terms, Host: p}
+		p.topo = topology.Member{Terms: terms[i], Host: p}
 		kept = append(kept, p)
 	}
 	// Running pods' required anti-affinity constrains pending pods and may add groups, so it is

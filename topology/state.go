@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/daemonset"
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -77,6 +78,21 @@ func (s *State) Terms(pod *corev1.Pod, requiredOnly bool) ([]Term, error) {
 	return terms, err
 }
 
+// TermsOfPods is Terms for n pending pods, pod(i) the i-th, derived on every core (pod is
+// called from several goroutines at once): the same terms, errors and groups, in the same
+// order, as calling Terms for each pod in turn.
+func (s *State) TermsOfPods(n int, pod func(i int) *corev1.Pod, requiredOnly bool) ([][]Term, []error) {
+	terms, errs := make([][]Term, n), make([]error, n)
+	parallel.Each(n, func(i int) { terms[i], errs[i] = declaredTerms(pod(i)) })
+	for i := range n {
+		terms[i], errs[i] = s.tracker.internTerms(terms[i], errs[i])
+		if errs[i] == nil && requiredOnly {
+			terms[i] = RequiredOnly(terms[i])
+		}
+	}
+	return terms, errs
+}
+
 // ReadBound reads a running pod's required anti-affinity, which constrains pending pods
 // (kube-scheduler's inverse check) and may add groups. Call it for every running pod before
 // HasGroups.
@@ -98,7 +114,8 @@ func (s *State) RecordBound(pod *corev1.Pod, labels map[string]string) {
 	s.tracker.RecordOnNode(pod, terms, labels)
 }
 
-// Start matches the pending pods (n of them, pod i followed as member i) to the groups that count them, records the
+// Start matches the pending pods (n of them, pod i followed as member i) to the groups that
+// count them, on every core (member is called from several goroutines at once), records the
 // domains each key can take, what the pods' required spreads declare, and the DaemonSets groups
 // count. Call it once the running pods are recorded, and only if HasGroups.
 func (s *State) Start(c Cluster, n int, member func(i int) (*Member, *corev1.Pod), daemons []*daemonset.Template) {
@@ -107,14 +124,14 @@ func (s *State) Start(c Cluster, n int, member func(i int) (*Member, *corev1.Pod
 	// Groups in the order of their IDs, not of the pods that first declared them, so that a
 	// pod's matched groups, and what follows from their order, do not depend on the input's.
 	byID := slices.SortedFunc(slices.Values(groups), func(a, b *Group) int { return strings.Compare(a.ID(), b.ID()) })
-	for i := range n {
+	parallel.Each(n, func(i int) {
 		m, pod := member(i)
 		for _, g := range byID {
 			if g.Matches(pod) {
 				m.Matched = append(m.Matched, g)
 			}
 		}
-	}
+	})
 	s.domains = NewDomains(c.Pools(), groups, c.PoolValues)
 	for i := range n {
 		m, _ := member(i)

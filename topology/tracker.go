@@ -45,26 +45,46 @@ type Term struct {
 // Terms returns the rules a pod declares, required ones first, then preferred ones heaviest
 // first. An invalid selector is an error naming the term.
 func (t *Tracker) Terms(pod *corev1.Pod) ([]Term, error) {
+	return t.internTerms(declaredTerms(pod))
+}
+
+// declaredTerms returns the terms a pod declares, in the order it declares them, with groups
+// of their own that are not yet the tracker's. It reads the pod alone, so that many pods'
+// terms can be derived at once. After an invalid term, the terms before it and the error.
+func declaredTerms(pod *corev1.Pod) ([]Term, error) {
 	var out []Term
 	for i, c := range pod.Spec.TopologySpreadConstraints {
-		g, err := t.spreadGroup(pod, c)
+		g, err := spreadGroup(pod, c)
 		if err != nil {
-			return nil, fmt.Errorf("topologySpreadConstraints[%d]: %w", i, err)
+			return out, fmt.Errorf("topologySpreadConstraints[%d]: %w", i, err)
 		}
 		out = append(out, Term{Group: g, Required: c.WhenUnsatisfiable != corev1.ScheduleAnyway})
 	}
 	if aff := pod.Spec.Affinity; aff != nil {
 		var err error
 		if pa := aff.PodAffinity; pa != nil {
-			if out, err = t.affinityTerms(out, pod, Affinity, "podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
-				return nil, err
+			if out, err = affinityTerms(out, pod, Affinity, "podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+				return out, err
 			}
 		}
 		if pa := aff.PodAntiAffinity; pa != nil {
-			if out, err = t.affinityTerms(out, pod, AntiAffinity, "podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
-				return nil, err
+			if out, err = affinityTerms(out, pod, AntiAffinity, "podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+				return out, err
 			}
 		}
+	}
+	return out, nil
+}
+
+// internTerms gives declared terms (declaredTerms' result) the tracker's groups, in the order
+// they were declared, which is the order of Groups, terms before an error included. Without
+// the error, the terms are sorted: required first, then preferred by weight.
+func (t *Tracker) internTerms(out []Term, err error) ([]Term, error) {
+	for i := range out {
+		out[i].Group = t.intern(out[i].Group)
+	}
+	if err != nil {
+		return nil, err
 	}
 	// Required first; preferred affinity terms by weight, heaviest first; ScheduleAnyway
 	// spread (weight 0, kind Spread) last, as they are relaxed after pod (anti-)affinity.
@@ -82,26 +102,26 @@ func (t *Tracker) Terms(pod *corev1.Pod) ([]Term, error) {
 }
 
 // affinityTerms appends the terms of a pod's podAffinity or podAntiAffinity (field names the
-// block in errors).
-func (t *Tracker) affinityTerms(out []Term, pod *corev1.Pod, kind Kind, field string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) ([]Term, error) {
+// block in errors), with groups of their own; after an invalid term, those before it.
+func affinityTerms(out []Term, pod *corev1.Pod, kind Kind, field string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) ([]Term, error) {
 	for i, term := range required {
-		g, err := t.affinityGroup(pod, kind, term)
+		g, err := affinityGroup(pod, kind, term)
 		if err != nil {
-			return nil, fmt.Errorf("%s required term %d: %w", field, i, err)
+			return out, fmt.Errorf("%s required term %d: %w", field, i, err)
 		}
 		out = append(out, Term{Group: g, Required: true})
 	}
 	for i, wt := range preferred {
-		g, err := t.affinityGroup(pod, kind, wt.PodAffinityTerm)
+		g, err := affinityGroup(pod, kind, wt.PodAffinityTerm)
 		if err != nil {
-			return nil, fmt.Errorf("%s preferred term %d: %w", field, i, err)
+			return out, fmt.Errorf("%s preferred term %d: %w", field, i, err)
 		}
 		out = append(out, Term{Group: g, Weight: wt.Weight})
 	}
 	return out, nil
 }
 
-func (t *Tracker) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint) (*Group, error) {
+func spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint) (*Group, error) {
 	if c.TopologyKey == "" {
 		return nil, fmt.Errorf("topologyKey is empty")
 	}
@@ -137,10 +157,10 @@ func (t *Tracker) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint
 		}
 	}
 	g.id = fmt.Sprintf("spread|%s|%s|%s|%d|%d|%t|%t|%s", g.Key, sel.String(), namespaceOf(pod), g.MaxSkew, g.MinDomains, g.HonorNodeAffinity, g.HonorTaints, filter)
-	return t.intern(g), nil
+	return g, nil
 }
 
-func (t *Tracker) affinityGroup(pod *corev1.Pod, kind Kind, term corev1.PodAffinityTerm) (*Group, error) {
+func affinityGroup(pod *corev1.Pod, kind Kind, term corev1.PodAffinityTerm) (*Group, error) {
 	if term.TopologyKey == "" {
 		return nil, fmt.Errorf("topologyKey is empty")
 	}
@@ -173,9 +193,10 @@ func (t *Tracker) affinityGroup(pod *corev1.Pod, kind Kind, term corev1.PodAffin
 		nsID += "|" + strings.Join(sortedSet(g.namespaces), ",")
 	}
 	g.id = fmt.Sprintf("%d|%s|%s|%s", kind, g.Key, sel.String(), nsID)
-	return t.intern(g), nil
+	return g, nil
 }
 
+// intern returns the tracker's group equal to g, g itself for a new one.
 func (t *Tracker) intern(g *Group) *Group {
 	if existing, ok := t.groups[g.id]; ok {
 		return existing
@@ -237,8 +258,8 @@ func (t *Tracker) AntiAffinityTerms(pod *corev1.Pod) []Term {
 	}
 	var out []Term
 	for _, term := range aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		if g, err := t.affinityGroup(pod, AntiAffinity, term); err == nil {
-			out = append(out, Term{Group: g, Required: true})
+		if g, err := affinityGroup(pod, AntiAffinity, term); err == nil {
+			out = append(out, Term{Group: t.intern(g), Required: true})
 		}
 	}
 	return out
