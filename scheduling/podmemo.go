@@ -1,10 +1,13 @@
 package scheduling
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -41,10 +44,15 @@ func (m *podMemo) lookup(pods []*corev1.Pod, ignorePreferences bool) []*podConve
 	return out
 }
 
-func (m *podMemo) put(key podMemoKey, conv *podConversion) {
+// put stores the conversions of pods that are not nil, under one lock.
+func (m *podMemo) put(pods []*corev1.Pod, convs []*podConversion, ignorePreferences bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.conv[key] = conv
+	for i, conv := range convs {
+		if conv != nil {
+			m.conv[podMemoKey{pod: pods[i], ignorePreferences: ignorePreferences}] = conv
+		}
+	}
 }
 
 // keeping returns the memo for a cluster prepared from in, continuing prev's: a cluster
@@ -100,49 +108,40 @@ type podConverter struct {
 	pods   []*corev1.Pod
 	// memo holds the memo's conversion of each of pods, or nil.
 	memo []*podConversion
-	// infos holds the solve's podInfos, one per input pod.
-	infos []podInfo
 }
 
 // podConverter returns the converter for a solve of pods, the solve's input pods.
 func (prep *prepared) podConverter(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy) *podConverter {
-	return &podConverter{prep: prep, vols: vols, policy: policy, pods: pods,
-		memo: prep.pods.lookup(pods, policy == PreferencesIgnore), infos: make([]podInfo, 0, len(pods))}
+	return &podConverter{prep: prep, vols: vols, policy: policy, pods: pods, memo: prep.pods.lookup(pods, policy == PreferencesIgnore)}
 }
 
-// convert is newPodInfo(pod, index, dims, vols, policy) for pod = pods[index], taking the
-// pod-only part from the memo: every solve gets a podInfo of its own, equal to the one
-// newPodInfo would make, whose shared parts (requests, alternatives, preferences, host ports)
-// solves only read.
-func (c *podConverter) convert(pod *corev1.Pod, index int) (*podInfo, Constraint, error) {
-	var conv *podConversion
-	if index < len(c.pods) && c.pods[index] == pod {
-		conv = c.memo[index]
+// convertAll is newPodInfo(pods[i], i, dims, vols, policy) for every pod, on every core, each
+// result in its own slot, taking the pod-only part from the memo: every solve gets podInfos
+// of its own, equal to those newPodInfo would make, whose shared parts (requests,
+// alternatives, preferences, host ports) solves only read. A nil pod is an error.
+func (c *podConverter) convertAll() ([]podConversion, error) {
+	if i := slices.Index(c.pods, nil); i >= 0 {
+		return nil, fmt.Errorf("pods[%d] is nil", i)
 	}
-	if conv == nil {
-		// Without a volume index newPodInfo converts what depends on the pod alone.
-		p, constraint, err := newPodInfo(pod, index, c.prep.dims, nil, c.policy)
-		conv = &podConversion{info: p, constraint: constraint, err: err}
-		c.prep.pods.put(podMemoKey{pod: pod, ignorePreferences: c.policy == PreferencesIgnore}, conv)
-	}
-	var p *podInfo
-	if len(c.infos) < cap(c.infos) {
-		c.infos = append(c.infos, *conv.info)
-		p = &c.infos[len(c.infos)-1]
-	} else {
-		p = new(podInfo) // more pods than announced: the slab never moves
-		*p = *conv.info
-	}
-	p.index = index
-	if conv.err != nil {
-		return p, conv.constraint, conv.err
-	}
-	if c.vols != nil {
-		pv, err := c.vols.ForPod(pod)
-		if err != nil {
-			return p, ConstraintVolume, err
+	out, infos, fresh := make([]podConversion, len(c.pods)), make([]podInfo, len(c.pods)), make([]*podConversion, len(c.pods))
+	parallel.Each(len(c.pods), func(i int) {
+		pod, conv := c.pods[i], c.memo[i]
+		if conv == nil {
+			// Without a volume index newPodInfo converts what depends on the pod alone.
+			p, constraint, err := newPodInfo(pod, i, c.prep.dims, nil, c.policy)
+			conv = &podConversion{info: p, constraint: constraint, err: err}
+			fresh[i] = conv
 		}
-		p.volumes = pv
-	}
-	return p, "", nil
+		p := &infos[i]
+		*p = *conv.info
+		p.index = i
+		out[i] = podConversion{info: p, constraint: conv.constraint, err: conv.err}
+		if conv.err == nil && c.vols != nil {
+			if p.volumes, out[i].err = c.vols.ForPod(pod); out[i].err != nil {
+				out[i].constraint = ConstraintVolume
+			}
+		}
+	})
+	c.prep.pods.put(c.pods, fresh, c.policy == PreferencesIgnore)
+	return out, nil
 }

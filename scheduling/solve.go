@@ -251,12 +251,12 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	for _, k := range opts.Trace {
 		traced[k] = true
 	}
-	conv := prep.podConverter(in.Pods, s.volumes, opts.PreferencePolicy)
-	for i, pod := range in.Pods {
-		if pod == nil {
-			return nil, nil, nil, fmt.Errorf("pods[%d] is nil", i)
-		}
-		p, constraint, err := conv.convert(pod, i)
+	converted, err := prep.podConverter(in.Pods, s.volumes, opts.PreferencePolicy).convertAll()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, c := range converted {
+		p, constraint, err := c.info, c.constraint, c.err
 		if err == nil && seen[p.key] {
 			constraint, err = ConstraintValidation, fmt.Errorf("pod %s is given more than once", p.key)
 		}
