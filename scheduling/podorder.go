@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -19,14 +20,14 @@ import (
 // names, give the same plan up to names. Names only order pods alike in every other respect,
 // where the order changes which of them lands where and nothing else.
 
-// sortPods orders the queue: largest first (cpu, then memory), then by content (orderKey),
-// then by namespace/name.
+// sortPods orders the queue: largest first (cpu, then memory), then by content (orderKey,
+// worked out on every core), then by namespace/name.
 func sortPods(pods []*podInfo) {
-	for _, p := range pods {
-		if p.orderKey == "" {
+	parallel.Each(len(pods), func(i int) {
+		if p := pods[i]; p.orderKey == "" {
 			p.orderKey = podOrderKey(p)
 		}
-	}
+	})
 	sort.SliceStable(pods, func(i, j int) bool {
 		a, b := pods[i], pods[j]
 		if less, decided := largerFirst(a.requests, b.requests); decided {

@@ -12,6 +12,7 @@ import (
 	"github.com/nodeplan/nodeplan/daemonset"
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/freeindex"
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
@@ -273,9 +274,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	s.softTaints = hasSoftTaints(s)
 	pods, bad := s.setupTopology(in, pods)
 	unschedulable = append(unschedulable, bad...)
-	for _, p := range pods {
-		p.setMemoClass()
-	}
+	parallel.Each(len(pods), func(i int) { pods[i].setMemoClass() })
 	sortPods(pods)
 	s.startLowerBound(pods)
 	if opts.Strategy == StrategyKarpenter {
