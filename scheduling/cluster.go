@@ -103,18 +103,23 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 	if !in.Pools.fitsWithoutCollecting(in) {
 		dims = collectDims(in)
 	}
+	pods := newPodMemo()
 	if dims == nil || in.Pools.fits(in, dims) {
 		dims, daemons, pools, launchable = in.Pools.dims, in.Pools.daemons, ownPools(in.Pools.pools), in.Pools.launchable
 	} else {
 		daemons = daemonset.Templates(in.DaemonSets, dims)
+		// The pending pods convert under the dimensions alone: on the other cores meanwhile.
+		converted := pods.convertAsync(in.Pods, dims, in.Options.PreferencePolicy)
 		var err error
-		if pools, err = newPools(in.NodePools, dims, daemons); err != nil {
+		pools, err = newPools(in.NodePools, dims, daemons)
+		converted()
+		if err != nil {
 			return nil, err
 		}
 		launchable = launchableDomains(pools)
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		pods: newPodMemo(), launchable: launchable}
+		pods: pods, launchable: launchable}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
 	}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/internal/parallel"
+	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -92,6 +93,29 @@ func (prev *podMemo) keeping(in Input) *podMemo {
 	return next
 }
 
+// convertAsync converts pods (nil ones aside) into the memo on other goroutines, on every
+// core; the function it returns waits until they are in.
+func (m *podMemo) convertAsync(pods []*corev1.Pod, dims *resources.Dims, policy PreferencePolicy) func() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		convs := make([]*podConversion, len(pods))
+		parallel.Each(len(pods), func(i int) {
+			if pods[i] != nil {
+				convs[i] = convertPod(pods[i], dims, policy)
+			}
+		})
+		m.put(pods, convs, policy == PreferencesIgnore)
+	}()
+	return func() { <-done }
+}
+
+// convertPod is the conversion of a pod alone: newPodInfo without a volume index.
+func convertPod(pod *corev1.Pod, dims *resources.Dims, policy PreferencePolicy) *podConversion {
+	p, constraint, err := newPodInfo(pod, 0, dims, nil, policy)
+	return &podConversion{info: p, constraint: constraint, err: err}
+}
+
 // podMemoKey names a pod's conversion: the pod value and whether its preferences are ignored
 // (the preference policy is Respect or Ignore by the time pods are converted).
 type podMemoKey struct {
@@ -127,9 +151,7 @@ func (c *podConverter) convertAll() ([]podConversion, error) {
 	parallel.Each(len(c.pods), func(i int) {
 		pod, conv := c.pods[i], c.memo[i]
 		if conv == nil {
-			// Without a volume index newPodInfo converts what depends on the pod alone.
-			p, constraint, err := newPodInfo(pod, i, c.prep.dims, nil, c.policy)
-			conv = &podConversion{info: p, constraint: constraint, err: err}
+			conv = convertPod(pod, c.prep.dims, c.policy)
 			fresh[i] = conv
 		}
 		p := &infos[i]
