@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -110,9 +111,13 @@ func (m *podMemo) convertAsync(pods []*corev1.Pod, dims *resources.Dims, policy 
 	return func() { <-done }
 }
 
-// convertPod is the conversion of a pod alone: newPodInfo without a volume index.
+// convertPod is the conversion of a pod alone: newPodInfo without a volume index, and what
+// the pod declares to topology.
 func convertPod(pod *corev1.Pod, dims *resources.Dims, policy PreferencePolicy) *podConversion {
 	p, constraint, err := newPodInfo(pod, 0, dims, nil, policy)
+	if err == nil {
+		p.declared = topology.Declare(pod)
+	}
 	return &podConversion{info: p, constraint: constraint, err: err}
 }
 
