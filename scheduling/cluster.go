@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/daemonset"
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -109,7 +110,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 	} else {
 		daemons = daemonset.Templates(in.DaemonSets, dims)
 		// The pending pods convert under the dimensions alone: on the other cores meanwhile.
-		converted := pods.convertAsync(in.Pods, dims, in.Options.PreferencePolicy)
+		converted := parallel.Go(func() { pods.convert(in.Pods, dims, in.Options.PreferencePolicy) })
 		var err error
 		pools, err = newPools(in.NodePools, dims, daemons)
 		converted()

@@ -35,28 +35,6 @@ type podMemo struct {
 
 func newPodMemo() *podMemo { return &podMemo{conv: map[podMemoKey]*podConversion{}} }
 
-// lookup returns the conversions the memo holds of pods (nil for the others), under one lock.
-func (m *podMemo) lookup(pods []*corev1.Pod, ignorePreferences bool) []*podConversion {
-	out := make([]*podConversion, len(pods))
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i, pod := range pods {
-		out[i] = m.conv[podMemoKey{pod: pod, ignorePreferences: ignorePreferences}]
-	}
-	return out
-}
-
-// put stores the conversions of pods that are not nil, under one lock.
-func (m *podMemo) put(pods []*corev1.Pod, convs []*podConversion, ignorePreferences bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i, conv := range convs {
-		if conv != nil {
-			m.conv[podMemoKey{pod: pods[i], ignorePreferences: ignorePreferences}] = conv
-		}
-	}
-}
-
 // keeping returns the memo for a cluster prepared from in, continuing prev's: a cluster
 // prepared again and again from a slowly changing one converts only its new pods. prev itself
 // is shared while it holds at most twice as many conversions as in has pods; past that, only
@@ -94,31 +72,36 @@ func (prev *podMemo) keeping(in Input) *podMemo {
 	return next
 }
 
-// convertAsync converts pods (nil ones aside) into the memo on other goroutines, on every
-// core; the function it returns waits until they are in.
-func (m *podMemo) convertAsync(pods []*corev1.Pod, dims *resources.Dims, policy PreferencePolicy) func() {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		convs := make([]*podConversion, len(pods))
-		parallel.Each(len(pods), func(i int) {
-			if pods[i] != nil {
-				convs[i] = convertPod(pods[i], dims, policy)
-			}
-		})
-		m.put(pods, convs, policy == PreferencesIgnore)
-	}()
-	return func() { <-done }
-}
-
-// convertPod is the conversion of a pod alone: newPodInfo without a volume index, and what
-// the pod declares to topology.
-func convertPod(pod *corev1.Pod, dims *resources.Dims, policy PreferencePolicy) *podConversion {
-	p, constraint, err := newPodInfo(pod, 0, dims, nil, policy)
-	if err == nil {
-		p.declared = topology.Declare(pod)
+// convert returns the conversions of pods under policy, making those the memo lacks (nil
+// pods aside) on every core and storing them; the memo is locked twice, not once a pod.
+func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy PreferencePolicy) []*podConversion {
+	key := func(pod *corev1.Pod) podMemoKey {
+		return podMemoKey{pod: pod, ignorePreferences: policy == PreferencesIgnore}
 	}
-	return &podConversion{info: p, constraint: constraint, err: err}
+	convs, fresh := make([]*podConversion, len(pods)), make([]bool, len(pods))
+	m.mu.Lock()
+	for i, pod := range pods {
+		convs[i] = m.conv[key(pod)]
+	}
+	m.mu.Unlock()
+	parallel.Each(len(pods), func(i int) {
+		if convs[i] == nil && pods[i] != nil {
+			// Without a volume index newPodInfo converts what depends on the pod alone.
+			p, constraint, err := newPodInfo(pods[i], 0, dims, nil, policy)
+			if err == nil {
+				p.declared = topology.Declare(pods[i])
+			}
+			convs[i], fresh[i] = &podConversion{info: p, constraint: constraint, err: err}, true
+		}
+	})
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, pod := range pods {
+		if fresh[i] {
+			m.conv[key(pod)] = convs[i]
+		}
+	}
+	return convs
 }
 
 // podMemoKey names a pod's conversion: the pod value and whether its preferences are ignored
@@ -128,47 +111,26 @@ type podMemoKey struct {
 	ignorePreferences bool
 }
 
-// podConverter makes the podInfos of one solve, from the prepared cluster's memo of pod
-// conversions, in one allocation.
-type podConverter struct {
-	prep   *prepared
-	vols   *volume.Index
-	policy PreferencePolicy
-	pods   []*corev1.Pod
-	// memo holds the memo's conversion of each of pods, or nil.
-	memo []*podConversion
-}
-
-// podConverter returns the converter for a solve of pods, the solve's input pods.
-func (prep *prepared) podConverter(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy) *podConverter {
-	return &podConverter{prep: prep, vols: vols, policy: policy, pods: pods, memo: prep.pods.lookup(pods, policy == PreferencesIgnore)}
-}
-
-// convertAll is newPodInfo(pods[i], i, dims, vols, policy) for every pod, on every core, each
-// result in its own slot, taking the pod-only part from the memo: every solve gets podInfos
-// of its own, equal to those newPodInfo would make, whose shared parts (requests,
-// alternatives, preferences, host ports) solves only read. A nil pod is an error.
-func (c *podConverter) convertAll() ([]podConversion, error) {
-	if i := slices.Index(c.pods, nil); i >= 0 {
+// convertPods is newPodInfo(pods[i], i, dims, vols, policy) for every pod, on every core,
+// taking the pod-only part from the memo: every solve gets podInfos of its own, equal to those
+// newPodInfo would make, whose shared parts (requests, alternatives, preferences, host ports,
+// declared terms) solves only read. A nil pod is an error.
+func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy) ([]podConversion, error) {
+	if i := slices.Index(pods, nil); i >= 0 {
 		return nil, fmt.Errorf("pods[%d] is nil", i)
 	}
-	out, infos, fresh := make([]podConversion, len(c.pods)), make([]podInfo, len(c.pods)), make([]*podConversion, len(c.pods))
-	parallel.Each(len(c.pods), func(i int) {
-		pod, conv := c.pods[i], c.memo[i]
-		if conv == nil {
-			conv = convertPod(pod, c.prep.dims, c.policy)
-			fresh[i] = conv
-		}
+	convs := prep.pods.convert(pods, prep.dims, policy)
+	out, infos := make([]podConversion, len(pods)), make([]podInfo, len(pods))
+	parallel.Each(len(pods), func(i int) {
 		p := &infos[i]
-		*p = *conv.info
+		*p = *convs[i].info
 		p.index = i
-		out[i] = podConversion{info: p, constraint: conv.constraint, err: conv.err}
-		if conv.err == nil && c.vols != nil {
-			if p.volumes, out[i].err = c.vols.ForPod(pod); out[i].err != nil {
+		out[i] = podConversion{info: p, constraint: convs[i].constraint, err: convs[i].err}
+		if out[i].err == nil && vols != nil {
+			if p.volumes, out[i].err = vols.ForPod(pods[i]); out[i].err != nil {
 				out[i].constraint = ConstraintVolume
 			}
 		}
 	})
-	c.prep.pods.put(c.pods, fresh, c.policy == PreferencesIgnore)
 	return out, nil
 }

@@ -252,7 +252,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	for _, k := range opts.Trace {
 		traced[k] = true
 	}
-	converted, err := prep.podConverter(in.Pods, s.volumes, opts.PreferencePolicy).convertAll()
+	converted, err := prep.convertPods(in.Pods, s.volumes, opts.PreferencePolicy)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -42,3 +42,13 @@ func Ranges(n, most int, f func(from, to int)) {
 	size := max(1, min(most, (n+procs-1)/procs))
 	Each((n+size-1)/size, func(r int) { f(r*size, min((r+1)*size, n)) })
 }
+
+// Go starts f on a goroutine of its own and returns a function that waits until f returns.
+func Go(f func()) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	return func() { <-done }
+}

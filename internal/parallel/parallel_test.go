@@ -54,6 +54,14 @@ func TestRangesCoverEveryIndexOnceWithinTheLimit(t *testing.T) {
 	}
 }
 
+func TestGoWaitsForItsFunction(t *testing.T) {
+	done := false
+	wait := parallel.Go(func() { done = true })
+	wait()
+	require.True(t, done, "wait returns once the function has")
+	wait() // waiting again returns at once
+}
+
 func ExampleEach() {
 	squares := make([]int, 5)
 	parallel.Each(len(squares), func(i int) { squares[i] = i * i })
