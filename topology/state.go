@@ -89,8 +89,14 @@ type Declared struct {
 // Declare derives what a pod declares.
 func Declare(pod *corev1.Pod) *Declared {
 	terms, err := declaredTerms(pod)
+	if len(terms) == 0 && err == nil {
+		return declaresNothing
+	}
 	return &Declared{terms: terms, err: err}
 }
+
+// declaresNothing is what most pods declare, shared (as every Declared, never modified).
+var declaresNothing = &Declared{}
 
 // TermsOfPods is Terms for n pending pods from what they declared, declared(i) the i-th's (a
 // nil one is declared here, on every core, with declared called from several goroutines at
