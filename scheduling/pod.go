@@ -42,8 +42,6 @@ type podInfo struct {
 	// topo is the pod as topology follows it: its spread and pod (anti-)affinity terms, the
 	// groups that count it, what it has given up of them.
 	topo topology.Member
-	// declared is what the pod declares to topology, derived with its conversion.
-	declared *topology.Declared
 	// memoClass identifies plain pods (no topology rule counts or binds them, no host port, no
 	// volume) that join or fail to join a node alike: same requests, requirements, preferences
 	// and tolerations. "" for other pods.

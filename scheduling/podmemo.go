@@ -9,7 +9,6 @@ import (
 
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
-	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -88,9 +87,6 @@ func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy Prefe
 		if convs[i] == nil && pods[i] != nil {
 			// Without a volume index newPodInfo converts what depends on the pod alone.
 			p, constraint, err := newPodInfo(pods[i], 0, dims, nil, policy)
-			if err == nil {
-				p.declared = topology.Declare(pods[i])
-			}
 			convs[i], fresh[i] = &podConversion{info: p, constraint: constraint, err: err}, true
 		}
 	})
@@ -113,8 +109,8 @@ type podMemoKey struct {
 
 // convertPods is newPodInfo(pods[i], i, dims, vols, policy) for every pod, on every core,
 // taking the pod-only part from the memo: every solve gets podInfos of its own, equal to those
-// newPodInfo would make, whose shared parts (requests, alternatives, preferences, host ports,
-// declared terms) solves only read. A nil pod is an error.
+// newPodInfo would make, whose shared parts (requests, alternatives, preferences, host ports)
+// solves only read. A nil pod is an error.
 func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy) ([]podConversion, error) {
 	if i := slices.Index(pods, nil); i >= 0 {
 		return nil, fmt.Errorf("pods[%d] is nil", i)

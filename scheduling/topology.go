@@ -23,8 +23,7 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 	st := topology.NewState(in.Namespaces)
 	var kept []*podInfo
 	var bad []Unschedulable
-	declared := func(i int) *topology.Declared { return pods[i].declared }
-	terms, errs := st.TermsOfPods(len(pods), declared, func(i int) *corev1.Pod { return pods[i].pod }, s.opts.PreferencePolicy == PreferencesIgnore) // preferences are dropped up front
+	terms, errs := st.TermsOfPods(len(pods), func(i int) *corev1.Pod { return pods[i].pod }, s.opts.PreferencePolicy == PreferencesIgnore) // preferences are dropped up front
 	for i, p := range pods {
 		if err := errs[i]; err != nil {
 			bad = append(bad, Unschedulable{Pod: p.key, Reason: err.Error(), Constraint: topologyConstraintOfError(err)})

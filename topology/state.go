@@ -78,40 +78,14 @@ func (s *State) Terms(pod *corev1.Pod, requiredOnly bool) ([]Term, error) {
 	return terms, err
 }
 
-// Declared is what a pod declares, its terms or the error of an invalid one, before a State
-// shares their groups with other pods'. Declare reads the pod alone, so pods can declare on
-// any core, and a Declared value is never modified, so that any number of solves share it.
-type Declared struct {
-	terms []Term
-	err   error
-}
-
-// Declare derives what a pod declares.
-func Declare(pod *corev1.Pod) *Declared {
-	terms, err := declaredTerms(pod)
-	if len(terms) == 0 && err == nil {
-		return declaresNothing
-	}
-	return &Declared{terms: terms, err: err}
-}
-
-// declaresNothing is what most pods declare, shared (as every Declared, never modified).
-var declaresNothing = &Declared{}
-
-// TermsOfPods is Terms for n pending pods from what they declared, declared(i) the i-th's (a
-// nil one is declared here, on every core, with declared called from several goroutines at
-// once): the same terms, errors and groups, in the same order, as calling Terms for each pod
-// in turn.
-func (s *State) TermsOfPods(n int, declared func(i int) *Declared, pod func(i int) *corev1.Pod, requiredOnly bool) ([][]Term, []error) {
-	all := make([]*Declared, n)
-	parallel.Each(n, func(i int) {
-		if all[i] = declared(i); all[i] == nil {
-			all[i] = Declare(pod(i))
-		}
-	})
+// TermsOfPods is Terms for n pending pods, pod(i) the i-th, derived on every core (pod is
+// called from several goroutines at once): the same terms, errors and groups, in the same
+// order, as calling Terms for each pod in turn.
+func (s *State) TermsOfPods(n int, pod func(i int) *corev1.Pod, requiredOnly bool) ([][]Term, []error) {
 	terms, errs := make([][]Term, n), make([]error, n)
-	for i, d := range all {
-		terms[i], errs[i] = s.tracker.internTerms(d.terms, d.err)
+	parallel.Each(n, func(i int) { terms[i], errs[i] = declaredTerms(pod(i)) })
+	for i := range n {
+		terms[i], errs[i] = s.tracker.internTerms(terms[i], errs[i])
 		if errs[i] == nil && requiredOnly {
 			terms[i] = RequiredOnly(terms[i])
 		}

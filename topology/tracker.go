@@ -76,13 +76,12 @@ func declaredTerms(pod *corev1.Pod) ([]Term, error) {
 	return out, nil
 }
 
-// internTerms gives declared terms (declaredTerms' result, left as it is) the tracker's
-// groups, in the order they were declared, which is the order of Groups, terms before an error
-// included. Without the error, the terms are sorted: required first, then preferred by weight.
-func (t *Tracker) internTerms(declared []Term, err error) ([]Term, error) {
-	out := make([]Term, len(declared))
-	for i, term := range declared {
-		out[i] = Term{Group: t.intern(term.Group), Required: term.Required, Weight: term.Weight}
+// internTerms gives declared terms (declaredTerms' result) the tracker's groups, in the order
+// they were declared, which is the order of Groups, terms before an error included. Without
+// the error, the terms are sorted: required first, then preferred by weight.
+func (t *Tracker) internTerms(out []Term, err error) ([]Term, error) {
+	for i := range out {
+		out[i].Group = t.intern(out[i].Group)
 	}
 	if err != nil {
 		return nil, err
@@ -197,19 +196,17 @@ func affinityGroup(pod *corev1.Pod, kind Kind, term corev1.PodAffinityTerm) (*Gr
 	return g, nil
 }
 
-// intern returns the tracker's group equal to g, a copy of g for a new one: g is left as it
-// was declared (see Declared).
+// intern returns the tracker's group equal to g, g itself for a new one.
 func (t *Tracker) intern(g *Group) *Group {
 	if existing, ok := t.groups[g.id]; ok {
 		return existing
 	}
-	own := *g
-	own.tracker = t
-	own.counts = map[string]int{}
-	own.owners = map[string]int{}
-	t.groups[g.id] = &own
-	t.ordered = append(t.ordered, &own)
-	return &own
+	g.tracker = t
+	g.counts = map[string]int{}
+	g.owners = map[string]int{}
+	t.groups[g.id] = g
+	t.ordered = append(t.ordered, g)
+	return g
 }
 
 // Record counts a pod in the domains of its node: in every group that matches it, and as an
