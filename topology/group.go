@@ -2,7 +2,10 @@ package topology
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -170,12 +173,12 @@ func namespaceOf(pod *corev1.Pod) string {
 
 // selectorWithKeys builds a label selector and adds one requirement per matchLabelKeys key
 // (the pod's own value) and mismatchLabelKeys key (any other value).
-func selectorWithKeys(sel *metav1.LabelSelector, pod *corev1.Pod, matchKeys, mismatchKeys []string) (labels.Selector, error) {
+func selectorWithKeys(sel *metav1.LabelSelector, pod *corev1.Pod, matchKeys, mismatchKeys []string, memo selectorMemo) (labels.Selector, error) {
 	if sel == nil {
 		// A nil selector selects nothing (kube-scheduler).
 		return labels.Nothing(), nil
 	}
-	s, err := metav1.LabelSelectorAsSelector(sel)
+	s, err := memo.convert(sel)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +201,41 @@ func selectorWithKeys(sel *metav1.LabelSelector, pod *corev1.Pod, matchKeys, mis
 		}
 	}
 	return s, nil
+}
+
+// selectorMemo holds label selectors converted (metav1.LabelSelectorAsSelector) by content,
+// for one goroutine deriving many pods' terms: the pods of a workload repeat their selectors.
+// A selector, once made, is only read. A nil memo converts every selector anew.
+type selectorMemo map[string]labels.Selector
+
+func (m selectorMemo) convert(sel *metav1.LabelSelector) (labels.Selector, error) {
+	if m == nil || sel == nil {
+		return metav1.LabelSelectorAsSelector(sel)
+	}
+	// The content, every string after its length, so that no two selectors share a key.
+	var key []byte
+	add := func(s string) { key = append(append(strconv.AppendInt(key, int64(len(s)), 10), ':'), s...) }
+	for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
+		add(k)
+		add(sel.MatchLabels[k])
+	}
+	key = append(key, '|')
+	for _, e := range sel.MatchExpressions {
+		add(e.Key)
+		add(string(e.Operator))
+		key = append(strconv.AppendInt(key, int64(len(e.Values)), 10), '#')
+		for _, v := range e.Values {
+			add(v)
+		}
+	}
+	if s, ok := m[string(key)]; ok {
+		return s, nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err == nil {
+		m[string(key)] = s
+	}
+	return s, err
 }
 
 func normalizeKey(key string) string { return requirements.NormalizeKey(key) }

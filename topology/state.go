@@ -83,7 +83,12 @@ func (s *State) Terms(pod *corev1.Pod, requiredOnly bool) ([]Term, error) {
 // order, as calling Terms for each pod in turn.
 func (s *State) TermsOfPods(n int, pod func(i int) *corev1.Pod, requiredOnly bool) ([][]Term, []error) {
 	terms, errs := make([][]Term, n), make([]error, n)
-	parallel.Each(n, func(i int) { terms[i], errs[i] = declaredTerms(pod(i)) })
+	parallel.Ranges(n, n, func(from, to int) {
+		memo := selectorMemo{}
+		for i := from; i < to; i++ {
+			terms[i], errs[i] = declaredTerms(pod(i), memo)
+		}
+	})
 	for i := range n {
 		terms[i], errs[i] = s.tracker.internTerms(terms[i], errs[i])
 		if errs[i] == nil && requiredOnly {

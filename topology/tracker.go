@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -45,16 +44,16 @@ type Term struct {
 // Terms returns the rules a pod declares, required ones first, then preferred ones heaviest
 // first. An invalid selector is an error naming the term.
 func (t *Tracker) Terms(pod *corev1.Pod) ([]Term, error) {
-	return t.internTerms(declaredTerms(pod))
+	return t.internTerms(declaredTerms(pod, nil))
 }
 
 // declaredTerms returns the terms a pod declares, in the order it declares them, with groups
 // of their own that are not yet the tracker's. It reads the pod alone, so that many pods'
 // terms can be derived at once. After an invalid term, the terms before it and the error.
-func declaredTerms(pod *corev1.Pod) ([]Term, error) {
+func declaredTerms(pod *corev1.Pod, memo selectorMemo) ([]Term, error) {
 	var out []Term
 	for i, c := range pod.Spec.TopologySpreadConstraints {
-		g, err := spreadGroup(pod, c)
+		g, err := spreadGroup(pod, c, memo)
 		if err != nil {
 			return out, fmt.Errorf("topologySpreadConstraints[%d]: %w", i, err)
 		}
@@ -63,12 +62,12 @@ func declaredTerms(pod *corev1.Pod) ([]Term, error) {
 	if aff := pod.Spec.Affinity; aff != nil {
 		var err error
 		if pa := aff.PodAffinity; pa != nil {
-			if out, err = affinityTerms(out, pod, Affinity, "podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+			if out, err = affinityTerms(out, pod, Affinity, "podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, memo); err != nil {
 				return out, err
 			}
 		}
 		if pa := aff.PodAntiAffinity; pa != nil {
-			if out, err = affinityTerms(out, pod, AntiAffinity, "podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+			if out, err = affinityTerms(out, pod, AntiAffinity, "podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, memo); err != nil {
 				return out, err
 			}
 		}
@@ -103,16 +102,16 @@ func (t *Tracker) internTerms(out []Term, err error) ([]Term, error) {
 
 // affinityTerms appends the terms of a pod's podAffinity or podAntiAffinity (field names the
 // block in errors), with groups of their own; after an invalid term, those before it.
-func affinityTerms(out []Term, pod *corev1.Pod, kind Kind, field string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) ([]Term, error) {
+func affinityTerms(out []Term, pod *corev1.Pod, kind Kind, field string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, memo selectorMemo) ([]Term, error) {
 	for i, term := range required {
-		g, err := affinityGroup(pod, kind, term)
+		g, err := affinityGroup(pod, kind, term, memo)
 		if err != nil {
 			return out, fmt.Errorf("%s required term %d: %w", field, i, err)
 		}
 		out = append(out, Term{Group: g, Required: true})
 	}
 	for i, wt := range preferred {
-		g, err := affinityGroup(pod, kind, wt.PodAffinityTerm)
+		g, err := affinityGroup(pod, kind, wt.PodAffinityTerm, memo)
 		if err != nil {
 			return out, fmt.Errorf("%s preferred term %d: %w", field, i, err)
 		}
@@ -121,14 +120,14 @@ func affinityTerms(out []Term, pod *corev1.Pod, kind Kind, field string, require
 	return out, nil
 }
 
-func spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint) (*Group, error) {
+func spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, memo selectorMemo) (*Group, error) {
 	if c.TopologyKey == "" {
 		return nil, fmt.Errorf("topologyKey is empty")
 	}
 	if c.MaxSkew < 1 {
 		return nil, fmt.Errorf("maxSkew must be at least 1, got %d", c.MaxSkew)
 	}
-	sel, err := selectorWithKeys(c.LabelSelector, pod, c.MatchLabelKeys, nil)
+	sel, err := selectorWithKeys(c.LabelSelector, pod, c.MatchLabelKeys, nil, memo)
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector: %w", err)
 	}
@@ -160,11 +159,11 @@ func spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint) (*Group, er
 	return g, nil
 }
 
-func affinityGroup(pod *corev1.Pod, kind Kind, term corev1.PodAffinityTerm) (*Group, error) {
+func affinityGroup(pod *corev1.Pod, kind Kind, term corev1.PodAffinityTerm, memo selectorMemo) (*Group, error) {
 	if term.TopologyKey == "" {
 		return nil, fmt.Errorf("topologyKey is empty")
 	}
-	sel, err := selectorWithKeys(term.LabelSelector, pod, term.MatchLabelKeys, term.MismatchLabelKeys)
+	sel, err := selectorWithKeys(term.LabelSelector, pod, term.MatchLabelKeys, term.MismatchLabelKeys, memo)
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector: %w", err)
 	}
@@ -180,7 +179,7 @@ func affinityGroup(pod *corev1.Pod, kind Kind, term corev1.PodAffinityTerm) (*Gr
 			g.namespaces[ns] = true
 		}
 		if term.NamespaceSelector != nil {
-			s, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
+			s, err := memo.convert(term.NamespaceSelector)
 			if err != nil {
 				return nil, fmt.Errorf("namespaceSelector: %w", err)
 			}
@@ -258,7 +257,7 @@ func (t *Tracker) AntiAffinityTerms(pod *corev1.Pod) []Term {
 	}
 	var out []Term
 	for _, term := range aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		if g, err := affinityGroup(pod, AntiAffinity, term); err == nil {
+		if g, err := affinityGroup(pod, AntiAffinity, term, nil); err == nil {
 			out = append(out, Term{Group: t.intern(g), Required: true})
 		}
 	}
