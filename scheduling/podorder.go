@@ -3,7 +3,6 @@ package scheduling
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -28,15 +27,16 @@ func sortPods(pods []*podInfo) {
 			p.orderKey = podOrderKey(p)
 		}
 	})
-	sort.SliceStable(pods, func(i, j int) bool {
-		a, b := pods[i], pods[j]
-		if less, decided := largerFirst(a.requests, b.requests); decided {
-			return less
+	slices.SortStableFunc(pods, func(a, b *podInfo) int {
+		if less, decided := largerFirst(a.requests, b.requests); decided && less {
+			return -1
+		} else if decided {
+			return 1
 		}
-		if a.orderKey != b.orderKey {
-			return a.orderKey < b.orderKey
+		if c := strings.Compare(a.orderKey, b.orderKey); c != 0 {
+			return c
 		}
-		return a.key < b.key
+		return strings.Compare(a.key, b.key)
 	})
 }
 

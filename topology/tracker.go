@@ -1,8 +1,9 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -87,17 +88,24 @@ func (t *Tracker) internTerms(out []Term, err error) ([]Term, error) {
 	}
 	// Required first; preferred affinity terms by weight, heaviest first; ScheduleAnyway
 	// spread (weight 0, kind Spread) last, as they are relaxed after pod (anti-)affinity.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	slices.SortStableFunc(out, func(a, b Term) int {
 		if a.Required != b.Required {
-			return a.Required
+			return boolOrder(a.Required)
 		}
-		if (a.Group.Kind == Spread) != (b.Group.Kind == Spread) {
-			return b.Group.Kind == Spread
+		if aSpread, bSpread := a.Group.Kind == Spread, b.Group.Kind == Spread; aSpread != bSpread {
+			return boolOrder(bSpread)
 		}
-		return a.Weight > b.Weight
+		return cmp.Compare(b.Weight, a.Weight)
 	})
 	return out, nil
+}
+
+// boolOrder is -1 for a first, 1 for b first.
+func boolOrder(aFirst bool) int {
+	if aFirst {
+		return -1
+	}
+	return 1
 }
 
 // affinityTerms appends the terms of a pod's podAffinity or podAntiAffinity (field names the
