@@ -22,6 +22,9 @@ type Cluster struct {
 	prep *prepared
 	// narrowed holds, per Change.Requirements, the NodePools prepared with them.
 	narrowed map[string]*prepared
+	// shared is the base every Simulate of this state starts from (see base), once baseBuilt.
+	shared    *base
+	baseBuilt bool
 }
 
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
@@ -157,13 +160,15 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 			return Plan{}, err
 		}
 	}
+	b := c.base()
 	if !prep.dims.CoversPods(in.Pods[fresh:]) {
 		// A displaced or added pod asks for a resource the prepared cluster has never seen.
 		if prep, err = prepare(in); err != nil {
 			return Plan{}, err
 		}
+		b = nil // converted with other dimensions
 	}
-	return solve(in, prep)
+	return solve(in, prep, b, len(change.Initialize) == 0)
 }
 
 // narrow returns the cluster prepared with every NodePool narrowed by reqs, memoised per
@@ -288,6 +293,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		return err
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
+	c.shared, c.baseBuilt = nil, false
 	return nil
 }
 
@@ -364,14 +370,22 @@ func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
 		len(change.RemovePods) == 0 && len(change.Initialize) == 0 {
 		return in, len(in.Pods), nil
 	}
-	known := map[string]bool{}
+	known := func(name string) bool {
+		_, ok := c.base().index[name]
+		return ok
+	}
+	if c.base() == nil {
+		names := map[string]bool{}
+		for _, en := range c.in.ExistingNodes {
+			if en != nil && en.Node != nil {
+				names[en.Node.Name] = true
+			}
+		}
+		known = func(name string) bool { return names[name] }
+	}
 	runningPods := map[string]bool{}
 	for _, en := range c.in.ExistingNodes {
-		if en == nil || en.Node == nil {
-			continue
-		}
-		known[en.Node.Name] = true
-		if len(change.Evict) == 0 && len(change.RemovePods) == 0 {
+		if en == nil || en.Node == nil || (len(change.Evict) == 0 && len(change.RemovePods) == 0) {
 			continue
 		}
 		for _, p := range en.Pods {
@@ -382,7 +396,7 @@ func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
 	}
 	for _, list := range [][]string{change.RemoveNodes, change.Cordon, change.Initialize} {
 		for _, name := range list {
-			if !known[name] {
+			if !known(name) {
 				return Input{}, 0, fmt.Errorf("change: node %q is not in the cluster", name)
 			}
 		}

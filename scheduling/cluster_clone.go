@@ -19,7 +19,7 @@ import (
 // prepare them again). The pods' own conversions (podMemo) are shared under a lock, so that
 // a pod one clone converted is not converted again by the others.
 func (c *Cluster) Clone() *Cluster {
-	out := &Cluster{in: c.in, prep: c.prep.clone()}
+	out := &Cluster{in: c.in, prep: c.prep.clone(), shared: c.shared, baseBuilt: c.baseBuilt}
 	if len(c.narrowed) > 0 {
 		out.narrowed = make(map[string]*prepared, len(c.narrowed))
 		for key, prep := range c.narrowed {

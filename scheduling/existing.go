@@ -3,7 +3,6 @@ package scheduling
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -12,6 +11,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
@@ -37,6 +37,11 @@ type existingNode struct {
 	// daemonSets names (namespace/name) the DaemonSets with a pod bound to the node.
 	daemonSets map[string]bool
 	index      int // position in the solver's free-room index
+	// volumePods are the node's running pods with volumes (the only ones the volume index
+	// reads), antiAffinityPods those with required pod anti-affinity (the only ones
+	// topology reads before it knows whether any rule exists), so that a solve does not walk
+	// every pod of the cluster for them.
+	volumePods, antiAffinityPods []*corev1.Pod
 }
 
 // ownUsed returns the node's used room to write, a copy of its own from the first write on.
@@ -47,51 +52,63 @@ func (n *existingNode) ownUsed() resources.Vector {
 	return n.used
 }
 
-// free is the room left on the node.
-func (n *existingNode) free() resources.Vector {
-	f := n.allocatable.Clone()
-	f.Sub(n.used)
-	return f
+// freeInto writes the room left on the node into dst and returns it.
+func (n *existingNode) freeInto(dst resources.Vector) resources.Vector {
+	copy(dst, n.allocatable)
+	dst.Sub(n.used)
+	return dst
 }
 
-// newExistingNodes converts the cluster's nodes for one solve. The Cluster's own nodes were
-// converted once by prepare (prep.existing, never modified) and a solve works on cheap copies;
-// nodes a change altered are converted anew.
-func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared) ([]*existingNode, error) {
+// newExistingNodes converts the cluster's nodes for one solve, in the order solves try them,
+// and returns them in the input's order too. The Cluster's own nodes were converted once by
+// prepare (prep.existing, never modified) and a solve works on cheap copies; nodes a change
+// altered are converted anew. With a base of the Cluster the input was changed from, and a
+// change that kept every node's readiness (ranked), the order is the base's: no sort.
+func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, b *base, ranked bool) (sorted, inputOrder []*existingNode, err error) {
+	buf := make([]existingNode, len(in))
 	out := make([]*existingNode, 0, len(in))
-	seen := make(map[string]bool, len(in))
+	var seen map[string]bool
+	if b == nil {
+		seen = make(map[string]bool, len(in))
+	}
 	for i, en := range in {
 		if en == nil || en.Node == nil {
-			return nil, fmt.Errorf("existingNodes[%d]: node is nil", i)
+			return nil, nil, fmt.Errorf("existingNodes[%d]: node is nil", i)
 		}
 		name := en.Node.Name
 		if name == "" {
-			return nil, fmt.Errorf("existingNodes[%d]: node has no name", i)
+			return nil, nil, fmt.Errorf("existingNodes[%d]: node has no name", i)
 		}
-		if seen[name] {
-			return nil, fmt.Errorf("existing node %q is given twice", name)
+		if b == nil {
+			// A base has checked the Cluster's names, which a change only removes.
+			if seen[name] {
+				return nil, nil, fmt.Errorf("existing node %q is given twice", name)
+			}
+			seen[name] = true
 		}
-		seen[name] = true
 		tmpl, ok := prep.existing[en]
 		if !ok {
-			var err error
 			if tmpl, err = newExistingNode(en, dims, prep.runningRequests); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
-		n := *tmpl
+		n := &buf[i]
+		*n = *tmpl
 		n.usedShared = true // most nodes take no pod: copied on the first write
 		n.ports = slices.Clip(tmpl.ports)
-		out = append(out, &n)
+		out = append(out, n)
 	}
-	// Initialized nodes first, then nodes still starting; by name within each group.
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].initialized != out[j].initialized {
-			return out[i].initialized
+	if b != nil && ranked {
+		slots := make([]*existingNode, len(b.rank))
+		for _, n := range out {
+			slots[b.rank[b.index[n.name]]] = n
 		}
-		return out[i].name < out[j].name
-	})
-	return out, nil
+		sorted = slices.DeleteFunc(slots, func(n *existingNode) bool { return n == nil })
+		return sorted, out, nil
+	}
+	sorted = slices.Clone(out)
+	slices.SortStableFunc(sorted, compareExisting)
+	return sorted, out, nil
 }
 
 // newExistingNode converts one node. requests memoises what each running pod uses (its
@@ -154,6 +171,12 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		}
 		n.used.Add(v)
 		n.ports = append(n.ports, hostport.OfPod(pod)...)
+		if len(pod.Spec.Volumes) > 0 {
+			n.volumePods = append(n.volumePods, pod)
+		}
+		if pod.DeletionTimestamp == nil && topology.HasRequiredAntiAffinity(pod) {
+			n.antiAffinityPods = append(n.antiAffinityPods, pod)
+		}
 		for _, ref := range pod.OwnerReferences {
 			if ref.Kind == "DaemonSet" {
 				if n.daemonSets == nil {

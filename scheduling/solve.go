@@ -28,15 +28,16 @@ type solver struct {
 	volumes  *volume.Index
 	// pins pins ReadWriteOnce claims to the node their first user was planned on.
 	pins      volume.Pins
-	usedNames map[string]bool
+	usedNames nameSet
 	topology  *topology.State
 	alts      []requirements.Requirements // the last nodeRequirements result
 	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
 	// address, so pods needing that port skip them without trying each.
 	portTaken hostport.Taken
 	scratch   resources.Vector
-	// room holds a node's free room between free or snug and the index that copies it.
-	room resources.Vector
+	// room holds a node's free room between free or snug and the index that copies it;
+	// existingRoom does for existing nodes.
+	room, existingRoom resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
 	allowedCache    map[string][]*typeOption
 	optionsCache    map[string][]string
@@ -85,9 +86,11 @@ func Solve(in Input) (Plan, error) {
 	return c.Simulate(Change{}, in.Options)
 }
 
-// solve runs one placement over the prepared parts.
-func solve(in Input, prep *prepared) (Plan, error) {
-	s, pods, unschedulable, err := newSolver(in, prep)
+// solve runs one placement over the prepared parts. b, when set, is the base of the Cluster
+// in was changed from, and ranked says the change kept every node's readiness (see
+// newExistingNodes); without it everything is worked out from in.
+func solve(in Input, prep *prepared, b *base, ranked bool) (Plan, error) {
+	s, pods, unschedulable, err := newSolver(in, prep, b, ranked)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -191,7 +194,7 @@ const repeatedRound = "tried again in a later round: the same steps, the same re
 // maxTraceSteps bounds a trace: a pod retried over many rounds and nodes would repeat itself.
 const maxTraceSteps = 200
 
-func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, error) {
+func newSolver(in Input, prep *prepared, b *base, ranked bool) (*solver, []*podInfo, []Unschedulable, error) {
 	opts := in.Options
 	if err := resolveStrategy(&opts); err != nil {
 		return nil, nil, nil, err
@@ -215,33 +218,49 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	default:
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
-	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, usedNames: map[string]bool{},
+	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims,
 		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{},
 		poolRooms: map[*poolState]resources.Vector{}}
 	var err error
-	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims, prep); err != nil {
+	var inputOrder []*existingNode
+	if s.existing, inputOrder, err = newExistingNodes(in.ExistingNodes, s.dims, prep, b, ranked); err != nil {
 		return nil, nil, nil, err
 	}
 	s.scratch = make(resources.Vector, s.dims.Len())
+	s.existingRoom = make(resources.Vector, s.dims.Len())
 	s.existingFree = freeindex.New(s.dims.Len())
 	s.newFree = freeindex.New(s.dims.Len())
 	s.snugFree = freeindex.New(s.dims.Len())
-	for _, n := range s.existing {
-		s.usedNames[n.name] = true
-	}
-	for _, name := range in.ReservedNodeNames {
-		s.usedNames[name] = true
+	if b != nil {
+		// The base's names are the Cluster's nodes and reserved names; a change removes
+		// nodes only by reserving their names.
+		s.usedNames.shared = b.used
+	} else {
+		for _, n := range s.existing {
+			s.usedNames.add(n.name)
+		}
+		for _, name := range in.ReservedNodeNames {
+			s.usedNames.add(name)
+		}
 	}
 	s.pools = bindPools(prep.pools, s.existing, prep.daemons, s.dims)
 	s.daemons = prep.daemons
 	var bound []*corev1.Pod
-	for _, en := range in.ExistingNodes {
-		bound = append(bound, en.Pods...)
+	if b != nil {
+		// The index reads only the pods with volumes.
+		for _, n := range inputOrder {
+			bound = append(bound, n.volumePods...)
+		}
+	} else {
+		for _, en := range in.ExistingNodes {
+			bound = append(bound, en.Pods...)
+		}
 	}
 	s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
 	s.countExistingVolumes()
+	s.existingFree.Grow(len(s.existing))
 	for _, n := range s.existing {
-		n.index = s.existingFree.Add(n.free())
+		n.index = s.existingFree.Add(n.freeInto(s.existingRoom))
 	}
 
 	var pods []*podInfo
@@ -271,7 +290,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		pods = append(pods, p)
 	}
 	s.softTaints = hasSoftTaints(s)
-	pods, bad := s.setupTopology(in, pods)
+	pods, bad := s.setupTopology(in, pods, b != nil, inputOrder)
 	unschedulable = append(unschedulable, bad...)
 	for _, p := range pods {
 		p.setMemoClass()
@@ -514,7 +533,7 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 
 func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 	n.ownUsed().Add(p.requests)
-	s.existingFree.Update(n.index, n.free())
+	s.existingFree.Update(n.index, n.freeInto(s.existingRoom))
 	n.ports = append(n.ports, p.hostPorts...)
 	n.attach.Add(p.volumes.Claims)
 	n.placed = append(n.placed, p)
@@ -526,14 +545,14 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 func (s *solver) nextNodeName(pool *poolState) string {
 	for i := pool.nodeCount + 1; ; i++ {
 		name := pool.np.Name + "-" + strconv.Itoa(i)
-		if !s.usedNames[name] {
+		if !s.usedNames.has(name) {
 			return name
 		}
 	}
 }
 
 func (s *solver) claimNodeName(pool *poolState, name string) {
-	s.usedNames[name] = true
+	s.usedNames.add(name)
 	// The name is nextNodeName's: the pool's name, a dash and a number.
 	n, _ := strconv.Atoi(strings.TrimPrefix(name, pool.np.Name+"-"))
 	pool.nodeCount = n

@@ -19,7 +19,7 @@ import (
 
 // setupTopology derives every pending pod's terms, counts the pods already running, and
 // starts the topology of the solve. Pods with an invalid term become unschedulable.
-func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unschedulable) {
+func (s *solver) setupTopology(in Input, pods []*podInfo, listed bool, inputOrder []*existingNode) ([]*podInfo, []Unschedulable) {
 	st := topology.NewState(in.Namespaces)
 	var kept []*podInfo
 	var bad []Unschedulable
@@ -36,10 +36,19 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 	// read before deciding whether there are any; then, only if there are, every running pod
 	// is counted.
 	running := func(pod *corev1.Pod) bool { return pod != nil && !isTerminal(pod) && pod.DeletionTimestamp == nil }
-	for _, en := range in.ExistingNodes {
-		for _, pod := range en.Pods {
-			if running(pod) {
+	if listed {
+		// ReadBound reads only required anti-affinity: each node lists its pods with it.
+		for _, n := range inputOrder {
+			for _, pod := range n.antiAffinityPods {
 				st.ReadBound(pod)
+			}
+		}
+	} else {
+		for _, en := range in.ExistingNodes {
+			for _, pod := range en.Pods {
+				if running(pod) {
+					st.ReadBound(pod)
+				}
 			}
 		}
 	}

@@ -1,0 +1,194 @@
+package scheduling_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	tb "github.com/nodeplan/nodeplan/internal/testbuild"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// TestSimulateMatchesFreshSolve runs random what-ifs (nodes removed, cordoned, pods evicted,
+// added and removed, NodePools narrowed) on random grown clusters with zone spread, pod
+// affinity, hostname anti-affinity, host ports and volumes, and checks that Simulate, which
+// starts from what the Cluster keeps between simulations, plans exactly what a fresh solve of
+// the changed input plans.
+func TestSimulateMatchesFreshSolve(t *testing.T) {
+	clusters, changes := 12, 25
+	if testing.Short() {
+		clusters = 4
+	}
+	stats := map[string]int{}
+	for seed := int64(1); seed <= int64(clusters); seed++ {
+		r := rand.New(rand.NewSource(seed))
+		c, newPod := growRandomCluster(t, r)
+		for step := range changes {
+			change, opts := randomChange(r, c, newPod)
+			cluster := c
+			if r.Intn(4) == 0 {
+				cluster = c.Clone()
+			}
+			got, err := cluster.Simulate(change, opts)
+			want, wantErr := scheduling.SimulateFresh(c, change, opts)
+			where := fmt.Sprintf("seed %d, step %d, change %+v", seed, step, change)
+			if wantErr != nil {
+				require.EqualError(t, err, wantErr.Error(), where)
+				continue
+			}
+			require.NoError(t, err, where)
+			require.Empty(t, cmp.Diff(want, got), where)
+			wantJSON, err := json.Marshal(want)
+			require.NoError(t, err)
+			gotJSON, err := json.Marshal(got)
+			require.NoError(t, err)
+			require.Equal(t, string(wantJSON), string(gotJSON), where)
+			stats["placed"] += got.Summary.Placed
+			stats["onExisting"] += len(got.ExistingNodes)
+			stats["newNodes"] += len(got.NodeClaims)
+			stats["unschedulable"] += len(got.Unschedulable)
+			if r.Intn(5) == 0 && len(change.Requirements) == 0 {
+				// Move on to the changed cluster: what Simulate keeps must follow it.
+				require.NoError(t, c.Apply(change, got), where)
+				stats["applied"]++
+			}
+		}
+	}
+	for _, k := range []string{"placed", "onExisting", "newNodes", "unschedulable", "applied"} {
+		require.Positive(t, stats[k], "no what-if produced %s (stats %v)", k, stats)
+	}
+	t.Logf("outcomes: %v", stats)
+}
+
+// growRandomCluster grows a cluster as a replay would, a few pods at a time, and returns it
+// with a maker of further pods like its own.
+func growRandomCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() *corev1.Pod) {
+	zones := []string{"us-west-2a", "us-west-2b", "us-west-2c"}
+	apps := []string{"web", "api", "db", "cache", "batch"}
+	var claims []*corev1.PersistentVolumeClaim
+	for i := range 40 {
+		claims = append(claims, claim(fmt.Sprintf("data-%d", i), "gp3", ""))
+	}
+	in := scheduling.Input{NodePools: ebsPools(1 + r.Intn(3)), PersistentVolumeClaims: claims, StorageClasses: nil}
+	in.StorageClasses = append(in.StorageClasses, gp3(""))
+	in.DaemonSets = daemons(tb.Pod("agent").Namespace("kube-system").CPU("100m").Memory("128Mi").HostPort(9100).Obj())
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	count, claimed := 0, 0
+	newPod := func() *corev1.Pod {
+		app := apps[r.Intn(len(apps))]
+		b := tb.Pod(fmt.Sprintf("%s-%d", app, count)).Label("app", app).CPU(fmt.Sprintf("%dm", 100+r.Intn(1400))).Memory(fmt.Sprintf("%dMi", 128+r.Intn(3000)))
+		count++
+		switch r.Intn(8) {
+		case 0:
+			b.ZoneSpread(1)
+		case 1:
+			b.Spread(requirements.LabelTopologyZone, 1, corev1.ScheduleAnyway)
+		case 2:
+			b.AntiAffinity(requirements.LabelHostname, map[string]string{"app": app})
+		case 3:
+			b.Affinity(requirements.LabelTopologyZone, map[string]string{"app": apps[r.Intn(len(apps))]})
+		case 4:
+			b.HostPort(int32(8080 + r.Intn(2)))
+		case 5, 7:
+			switch {
+			case claimed > 0 && r.Intn(3) == 0:
+				b.PVC("data", claims[r.Intn(claimed)].Name) // shares a claim: the same node
+			case claimed < len(claims):
+				b.PVC("data", claims[claimed].Name)
+				claimed++
+			}
+		case 6:
+			b.NodeSelector(requirements.LabelTopologyZone, zones[r.Intn(len(zones))])
+		}
+		return b.Obj()
+	}
+	var starting []string
+	for range 8 + r.Intn(10) {
+		var add []*corev1.Pod
+		for range 1 + r.Intn(8) {
+			add = append(add, newPod())
+		}
+		change := scheduling.Change{AddPods: add, Initialize: starting}
+		plan, err := c.Simulate(change, scheduling.Options{})
+		require.NoError(t, err)
+		require.NoError(t, c.Apply(change, plan))
+		starting = starting[:0]
+		if r.Intn(3) > 0 {
+			for _, nc := range plan.NodeClaims {
+				starting = append(starting, nc.Name)
+			}
+		}
+	}
+	// Apply leaves a placed pod as it was given; a cluster read from the API server has its
+	// pods bound (spec.nodeName), which the volume index reads.
+	grown := c.Input()
+	grown.ExistingNodes = slices.Clone(grown.ExistingNodes)
+	for i, en := range grown.ExistingNodes {
+		bound := *en
+		bound.Pods = make([]*corev1.Pod, len(en.Pods))
+		for j, p := range en.Pods {
+			cp := *p
+			cp.Spec.NodeName = en.Node.Name
+			bound.Pods[j] = &cp
+		}
+		grown.ExistingNodes[i] = &bound
+	}
+	c, err = scheduling.Prepare(grown)
+	require.NoError(t, err)
+	return c, newPod
+}
+
+// randomChange is a what-if disruption or a replay might ask of c.
+func randomChange(r *rand.Rand, c *scheduling.Cluster, newPod func() *corev1.Pod) (scheduling.Change, scheduling.Options) {
+	nodes := c.Input().ExistingNodes
+	var change scheduling.Change
+	pick := func() *scheduling.ExistingNode { return nodes[r.Intn(len(nodes))] }
+	if len(nodes) > 0 {
+		for range 1 + r.Intn(3) {
+			change.RemoveNodes = appendNew(change.RemoveNodes, pick().Node.Name)
+		}
+		if r.Intn(3) == 0 {
+			change.Cordon = appendNew(change.Cordon, pick().Node.Name)
+		}
+		if en := pick(); r.Intn(4) == 0 && len(en.Pods) > 0 {
+			p := en.Pods[r.Intn(len(en.Pods))]
+			change.Evict = append(change.Evict, p.Namespace+"/"+p.Name)
+		}
+		if en := pick(); r.Intn(5) == 0 && len(en.Pods) > 0 {
+			p := en.Pods[r.Intn(len(en.Pods))]
+			change.RemovePods = append(change.RemovePods, p.Namespace+"/"+p.Name)
+		}
+		for _, en := range nodes {
+			if !en.Initialized && r.Intn(3) == 0 {
+				change.Initialize = append(change.Initialize, en.Node.Name)
+			}
+		}
+	}
+	if r.Intn(2) == 0 {
+		for range 1 + r.Intn(3) {
+			change.AddPods = append(change.AddPods, newPod())
+		}
+	}
+	if r.Intn(6) == 0 {
+		change.Requirements = []corev1.NodeSelectorRequirement{tb.In(requirements.LabelTopologyZone, "us-west-2a", "us-west-2b")}
+	}
+	opts := scheduling.Options{SkipLowerBound: r.Intn(2) == 0, SkipImprovement: r.Intn(4) == 0}
+	return change, opts
+}
+
+func appendNew(names []string, name string) []string {
+	for _, n := range names {
+		if n == name {
+			return names
+		}
+	}
+	return append(names, name)
+}
