@@ -1,6 +1,9 @@
 package scheduling
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // base is what every Simulate on one state of a Cluster shares about its existing nodes: it
 // is worked out on the first Simulate after Prepare or Apply, then only read (clones share
@@ -15,6 +18,9 @@ type base struct {
 	// used holds the names new nodes may not take: every node's and the reserved ones (a
 	// node a change removes stays reserved, so a change never frees a name).
 	used map[string]bool
+	// firstFree is, per NodePool name, the lowest number n from 1 whose name <nodepool>-<n>
+	// is not in used: every lower one is taken.
+	firstFree map[string]int
 }
 
 // base returns the Cluster's base, nil when its input has a node the solver rejects (nil,
@@ -48,6 +54,14 @@ func newBase(in Input, prep *prepared) *base {
 	}
 	for _, name := range in.ReservedNodeNames {
 		b.used[name] = true
+	}
+	b.firstFree = make(map[string]int, len(prep.pools))
+	for _, pool := range prep.pools {
+		n := 1
+		for b.used[pool.np.Name+"-"+strconv.Itoa(n)] {
+			n++
+		}
+		b.firstFree[pool.np.Name] = n
 	}
 	positions := make([]int, len(order))
 	for i := range positions {
@@ -84,6 +98,8 @@ func compareExisting(a, b *existingNode) int {
 type nameSet struct {
 	shared map[string]bool
 	own    map[string]bool
+	// firstFree is the base's (see base.firstFree), nil without one.
+	firstFree map[string]int
 }
 
 func (s *nameSet) has(name string) bool { return s.shared[name] || s.own[name] }

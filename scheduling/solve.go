@@ -234,7 +234,7 @@ func newSolver(in Input, prep *prepared, b *base, ranked bool) (*solver, []*podI
 	if b != nil {
 		// The base's names are the Cluster's nodes and reserved names; a change removes
 		// nodes only by reserving their names.
-		s.usedNames.shared = b.used
+		s.usedNames.shared, s.usedNames.firstFree = b.used, b.firstFree
 	} else {
 		for _, n := range s.existing {
 			s.usedNames.add(n.name)
@@ -543,7 +543,11 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 
 // nextNodeName returns the next free <nodepool>-<n> name without taking it.
 func (s *solver) nextNodeName(pool *poolState) string {
-	for i := pool.nodeCount + 1; ; i++ {
+	i := pool.nodeCount + 1
+	if first := s.usedNames.firstFree[pool.np.Name]; i < first {
+		i = first // every lower number's name is the base's
+	}
+	for ; ; i++ {
 		name := pool.np.Name + "-" + strconv.Itoa(i)
 		if !s.usedNames.has(name) {
 			return name
