@@ -15,28 +15,36 @@ import (
 	"github.com/nodeplan/nodeplan/volume"
 )
 
-// existingNode is a cluster node as the solver tracks it: free room, ports and labels.
+// existingNode is a cluster node as the solver tracks it: free room, ports and labels. What a
+// solve changes is its own; what the conversion fixed (nodeFacts) is shared by every solve's
+// copy of the node, so that copying the cluster's nodes for a solve copies little.
 type existingNode struct {
+	*nodeFacts
+	// taints are the node's, less the startup taints of its NodePool while it starts.
+	taints []corev1.Taint
+	used   resources.Vector
+	// usedShared is set while used is still the prepared conversion's, which no solve may
+	// write: ownUsed copies it first.
+	usedShared bool
+	ports      []hostport.Port
+	attach     *volume.AttachCounter
+	placed     []*podInfo
+	index      int // position in the solver's free-room index
+}
+
+// nodeFacts is what converting a node fixed, which no solve writes.
+type nodeFacts struct {
 	name        string
 	node        *corev1.Node
 	nodePool    string
 	initialized bool
 	labels      map[string]string
 	reqs        requirements.Requirements
-	taints      []corev1.Taint
 	capacity    resources.Vector
 	allocatable resources.Vector
-	used        resources.Vector
-	// usedShared is set while used is still the prepared conversion's, which no solve may
-	// write: ownUsed copies it first.
-	usedShared  bool
-	ports       []hostport.Port
-	attach      *volume.AttachCounter
 	attachLimit map[string]int
-	placed      []*podInfo
 	// daemonSets names (namespace/name) the DaemonSets with a pod bound to the node.
 	daemonSets map[string]bool
-	index      int // position in the solver's free-room index
 	// volumePods are the node's running pods with volumes (the only ones the volume index
 	// reads), antiAffinityPods those with required pod anti-affinity (the only ones
 	// topology reads before it knows whether any rule exists), so that a solve does not walk
@@ -139,18 +147,20 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		capacity = alloc
 	}
 	n := &existingNode{
-		name:        name,
-		node:        en.Node,
-		nodePool:    en.NodePool,
-		initialized: en.Initialized,
-		labels:      labels,
-		reqs:        requirements.FromLabels(labels),
-		taints:      taints.Starting(en.Node.Spec.Taints, en.Initialized),
-		capacity:    dims.Vector(capacity),
-		allocatable: dims.Vector(alloc),
-		used:        make(resources.Vector, dims.Len()),
-		attach:      volume.NewAttachCounter(),
-		attachLimit: en.VolumeAttachLimits,
+		nodeFacts: &nodeFacts{
+			name:        name,
+			node:        en.Node,
+			nodePool:    en.NodePool,
+			initialized: en.Initialized,
+			labels:      labels,
+			reqs:        requirements.FromLabels(labels),
+			capacity:    dims.Vector(capacity),
+			allocatable: dims.Vector(alloc),
+			attachLimit: en.VolumeAttachLimits,
+		},
+		taints: taints.Starting(en.Node.Spec.Taints, en.Initialized),
+		used:   make(resources.Vector, dims.Len()),
+		attach: volume.NewAttachCounter(),
 	}
 	if n.nodePool == "" {
 		n.nodePool = labels[requirements.LabelNodePool]
