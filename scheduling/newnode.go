@@ -425,3 +425,70 @@ func (s *solver) openStaticNodes() {
 		}
 	}
 }
+
+// settleDaemons settles the counted DaemonSets on a node of pool about to open
+// (topology.State.SettleDaemons), returning its narrowed requirements and options and the
+// daemons to record once the node has its index.
+func (s *solver) settleDaemons(pool *poolState, reqs requirements.Requirements, options []*typeOption) (requirements.Requirements, []*typeOption, []*topology.Daemon) {
+	if len(options) == 0 {
+		return reqs, options, nil
+	}
+	s.offer.options = options
+	reqs, running := s.topology.SettleDaemons(pool.index, reqs, &s.offer)
+	options = s.offer.options
+	s.offer.options = nil
+	return reqs, options, running
+}
+
+// recordDaemons counts the pods of the daemons settleDaemons found running on new node n.
+func (s *solver) recordDaemons(n *newNode, running []*topology.Daemon) {
+	if s.topology.RecordDaemons(running, n.reqs, n.name, n.index) {
+		n.daemonCounted = true
+	}
+}
+
+// offerOptions are a new node's options as topology.State.SettleDaemons narrows them.
+type offerOptions struct{ options []*typeOption }
+
+func (o *offerOptions) AnyRuns(runs []bool) bool {
+	for _, t := range o.options {
+		if runs[t.index] {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *offerOptions) Cheapest(reqs requirements.Requirements) (int, float64, bool) {
+	c, found := cheapestChoice(o.options, reqs)
+	if !found {
+		return 0, 0, false
+	}
+	return c.option.index, c.offering.Price, true
+}
+
+func (o *offerOptions) Narrow(reqs requirements.Requirements) {
+	o.options = filterOptions(o.options, func(t *typeOption) bool { return typeindex.Allows(&t.Type, reqs) })
+}
+
+func (o *offerOptions) Keep(runs []bool, want bool) {
+	o.options = filterOptions(o.options, func(t *typeOption) bool { return runs[t.index] == want })
+}
+
+// filterOptions returns the options keep accepts: options itself when it accepts all, else a
+// new array (options may be shared with the pool or other nodes).
+func filterOptions(options []*typeOption, keep func(*typeOption) bool) []*typeOption {
+	for i, t := range options {
+		if keep(t) {
+			continue
+		}
+		out := append([]*typeOption(nil), options[:i]...)
+		for _, u := range options[i+1:] {
+			if keep(u) {
+				out = append(out, u)
+			}
+		}
+		return out
+	}
+	return options
+}

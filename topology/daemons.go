@@ -232,3 +232,79 @@ func (s *State) SettleDaemons(pool int, reqs requirements.Requirements, offer Of
 func (s *State) RecordDaemons(running []*Daemon, reqs requirements.Requirements, name string, index int) bool {
 	return s != nil && s.rules.RecordDaemons(running, reqs, name, index)
 }
+
+// The rules of the DaemonSet pods fresh nodes bring.
+
+// daemons is how many pods counted by g node n brings with it before any pod joins.
+func (r *Rules) daemons(n Node, g *Group) int {
+	if !n.Fresh || r.freshDaemons == nil {
+		return 0
+	}
+	if per := r.freshDaemons[g]; per != nil {
+		return per[n.Pool]
+	}
+	return 0
+}
+
+// AddFreshDaemon notes a DaemonSet whose pods g counts and that runs on every node of the
+// pools marked in everywhere (indexed by NodePool number): each fresh node of those pools
+// brings one such pod.
+func (r *Rules) AddFreshDaemon(g *Group, everywhere []bool) {
+	if r.freshDaemons == nil {
+		r.freshDaemons = map[*Group][]int{}
+	}
+	per := r.freshDaemons[g]
+	if per == nil {
+		per = make([]int, len(everywhere))
+		r.freshDaemons[g] = per
+	}
+	for i, runs := range everywhere {
+		if runs {
+			per[i]++
+		}
+	}
+}
+
+// DeclaresDaemonGroup reports whether the pod declares a spread whose count fresh nodes' DaemonSet
+// pods raise: judging a fresh node with those pods in it is something a loose pod gives up,
+// since a zone spread whose every node holds a counted daemon pod cannot be kept by a pod that
+// starts a domain alone (the empty zones stay at 0).
+func (r *Rules) DeclaresDaemonGroup(terms []Term) bool {
+	if r.freshDaemons == nil {
+		return false
+	}
+	for _, t := range terms {
+		if t.Group.Kind == Spread && r.freshDaemons[t.Group] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// RecordDaemonPod counts, in group g, a DaemonSet pod that comes with new node number node in
+// domain.
+func (r *Rules) RecordDaemonPod(g *Group, domain string, node int) {
+	r.epoch++
+	g.RecordIn(domain, true, false)
+	if g.Key == requirements.LabelHostname {
+		r.noteHostname(g, domain, node)
+	}
+}
+
+// DaemonPodsBreak reports whether added more pods counted by g, coming with a node into
+// domain, would break a rule of pods already placed there: a required spread whose declaring
+// pod is in the domain and whose count would exceed the least count over the declarers'
+// domains by more than maxSkew, or a required anti-affinity owned there.
+func (r *Rules) DaemonPodsBreak(g *Group, domain string, added int) bool {
+	switch g.Kind {
+	case Spread:
+		if g.Owners(domain) == 0 {
+			return false
+		}
+		declared := r.declarerDomains[g]
+		return declared != nil && g.Count(domain)+added-g.MinCount(declared.sorted) > int(g.MaxSkew)
+	case AntiAffinity:
+		return g.Owners(domain) > 0
+	}
+	return false
+}

@@ -3,9 +3,6 @@ package topology
 import (
 	"maps"
 	"slices"
-	"sort"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/internal/skipset"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -69,52 +66,6 @@ type Node struct {
 	// Existing marks a node of the cluster, with these labels.
 	Existing bool
 	Labels   map[string]string
-}
-
-// daemons is how many pods counted by g node n brings with it before any pod joins.
-func (r *Rules) daemons(n Node, g *Group) int {
-	if !n.Fresh || r.freshDaemons == nil {
-		return 0
-	}
-	if per := r.freshDaemons[g]; per != nil {
-		return per[n.Pool]
-	}
-	return 0
-}
-
-// AddFreshDaemon notes a DaemonSet whose pods g counts and that runs on every node of the
-// pools marked in everywhere (indexed by NodePool number): each fresh node of those pools
-// brings one such pod.
-func (r *Rules) AddFreshDaemon(g *Group, everywhere []bool) {
-	if r.freshDaemons == nil {
-		r.freshDaemons = map[*Group][]int{}
-	}
-	per := r.freshDaemons[g]
-	if per == nil {
-		per = make([]int, len(everywhere))
-		r.freshDaemons[g] = per
-	}
-	for i, runs := range everywhere {
-		if runs {
-			per[i]++
-		}
-	}
-}
-
-// DeclaresDaemonGroup reports whether the pod declares a spread whose count fresh nodes' DaemonSet
-// pods raise: judging a fresh node with those pods in it is something a loose pod gives up,
-// since a zone spread whose every node holds a counted daemon pod cannot be kept by a pod that
-// starts a domain alone (the empty zones stay at 0).
-func (r *Rules) DeclaresDaemonGroup(terms []Term) bool {
-	if r.freshDaemons == nil {
-		return false
-	}
-	for _, t := range terms {
-		if t.Group.Kind == Spread && r.freshDaemons[t.Group] != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // Violated returns the first group whose rule forbids p to take domain of key on node n, or nil.
@@ -274,16 +225,6 @@ func (r *Rules) Record(p Pod, at Placement) {
 	}
 }
 
-// RecordDaemonPod counts, in group g, a DaemonSet pod that comes with new node number node in
-// domain.
-func (r *Rules) RecordDaemonPod(g *Group, domain string, node int) {
-	r.epoch++
-	g.RecordIn(domain, true, false)
-	if g.Key == requirements.LabelHostname {
-		r.noteHostname(g, domain, node)
-	}
-}
-
 // noteHostname marks planned node i in the skip sets of a hostname group after a pod was
 // counted there.
 func (r *Rules) noteHostname(g *Group, node string, i int) {
@@ -374,124 +315,4 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// DaemonPodsBreak reports whether added more pods counted by g, coming with a node into
-// domain, would break a rule of pods already placed there: a required spread whose declaring
-// pod is in the domain and whose count would exceed the least count over the declarers'
-// domains by more than maxSkew, or a required anti-affinity owned there.
-func (r *Rules) DaemonPodsBreak(g *Group, domain string, added int) bool {
-	switch g.Kind {
-	case Spread:
-		if g.Owners(domain) == 0 {
-			return false
-		}
-		declared := r.declarerDomains[g]
-		return declared != nil && g.Count(domain)+added-g.MinCount(declared.sorted) > int(g.MaxSkew)
-	case AntiAffinity:
-		return g.Owners(domain) > 0
-	}
-	return false
-}
-
-// What a pod's terms and matched groups say about the keys of a node, independent of counts.
-
-// RuleKeys lists, sorted and once each, the keys of a pod's active terms and of the groups
-// counting it: the keys whose domain a node must settle before the pod joins it.
-func RuleKeys(active []Term, matched []*Group) []string {
-	var keys []string
-	add := func(k string) {
-		for _, x := range keys {
-			if x == k {
-				return
-			}
-		}
-		keys = append(keys, k)
-	}
-	for _, t := range active {
-		add(t.Group.Key)
-	}
-	for _, g := range matched {
-		add(g.Key)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// FirstOn returns the group of the first active term on key, or nil.
-func FirstOn(active []Term, key string) *Group {
-	for _, t := range active {
-		if t.Group.Key == key {
-			return t.Group
-		}
-	}
-	return nil
-}
-
-// RequiresKey reports whether a node must carry key for the active terms: spread and affinity
-// need a domain, anti-affinity is met by a node outside every domain.
-func RequiresKey(active []Term, key string) bool {
-	for _, t := range active {
-		if t.Group.Key == key && t.Group.Kind != AntiAffinity {
-			return true
-		}
-	}
-	return false
-}
-
-// RequiredOnly drops preferred terms (Terms lists them after the required ones).
-func RequiredOnly(terms []Term) []Term {
-	for i, t := range terms {
-		if !t.Required {
-			return terms[:i]
-		}
-	}
-	return terms
-}
-
-// HasRequiredAntiAffinity reports whether the pod declares required pod anti-affinity.
-func HasRequiredAntiAffinity(pod *corev1.Pod) bool {
-	a := pod.Spec.Affinity
-	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
-}
-
-// RankDomains orders domains, the values key may take for a pod on a new node, in the order
-// to try them, in place: for spread the least-populated domain first, for affinity the
-// most-populated, otherwise as given. The spread or affinity is the pod's first active term on
-// key, else the first spread group on key counting the pod.
-func RankDomains(active []Term, matched []*Group, key string, domains []string) {
-	ranked := domains
-	var spread, affinity *Group
-	for _, t := range active {
-		if t.Group.Key != key {
-			continue
-		}
-		switch t.Group.Kind {
-		case Spread:
-			if spread == nil {
-				spread = t.Group
-			}
-		case Affinity:
-			if affinity == nil {
-				affinity = t.Group
-			}
-		}
-	}
-	if spread == nil && affinity == nil {
-		for _, g := range matched {
-			if g.Key == key && g.Kind == Spread {
-				spread = g
-				break
-			}
-		}
-	}
-	sort.SliceStable(ranked, func(i, j int) bool {
-		switch {
-		case spread != nil:
-			return spread.Count(ranked[i]) < spread.Count(ranked[j])
-		case affinity != nil:
-			return affinity.Count(ranked[i]) > affinity.Count(ranked[j])
-		}
-		return false
-	})
 }
