@@ -72,9 +72,10 @@ func (t target) ports() []hostport.Port {
 	return t.node.ports
 }
 
-func (t target) attach() (*volume.AttachCounter, map[string]int) {
+// attach returns the target's attached claims and its attach limits.
+func (s *solver) attach(t target) (*volume.AttachCounter, map[string]int) {
 	if t.existing != nil {
-		return t.existing.attach, t.existing.attachLimit
+		return s.existingAttach(t.existing), t.existing.attachLimit
 	}
 	// A new node's attach limits depend on its type: fitOptions checks them per option.
 	return t.node.attach, nil
@@ -164,7 +165,7 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 		if t.existing != nil && len(p.volumes.Alternatives) > 0 && !matchesAny(p.volumes.Alternatives, t.existing.labels) {
 			return ConstraintVolume
 		}
-		attach, limits := t.attach()
+		attach, limits := s.attach(t)
 		if _, bad := s.pins.Problem(p.volumes.Claims, attach, limits, t.name()); bad {
 			return ConstraintVolume
 		}
@@ -216,7 +217,7 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 		if t.existing != nil && len(p.volumes.Alternatives) > 0 && !matchesAny(p.volumes.Alternatives, t.existing.labels) {
 			return ConstraintVolume, fmt.Sprintf("node %s is not where the pod's volumes can attach", t.name())
 		}
-		attach, limits := t.attach()
+		attach, limits := s.attach(t)
 		problem, _ := s.pins.Problem(p.volumes.Claims, attach, limits, t.name())
 		return ConstraintVolume, problem.Describe(t.name())
 	case checkNodeAffinity:

@@ -146,7 +146,8 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 // Simulate plans the cluster's pending pods, those the change displaces and those it adds,
 // as Solve would on the changed cluster. The Cluster is left as it was.
 func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
-	in, fresh, err := c.changed(change)
+	delta := &nodeDelta{}
+	in, fresh, err := c.changedNoting(change, delta)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -168,7 +169,7 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 		}
 		b = nil // converted with other dimensions
 	}
-	return solve(in, prep, b, len(change.Initialize) == 0)
+	return solve(in, prep, start{base: b, delta: delta, ranked: len(change.Initialize) == 0})
 }
 
 // narrow returns the cluster prepared with every NodePool narrowed by reqs, memoised per
@@ -365,6 +366,12 @@ func (c *Cluster) Input() Input {
 // Cluster's own are never modified) and the pods pending: the cluster's (less those the change
 // removes), then from index fresh on those the change displaces, then those it adds.
 func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
+	return c.changedNoting(change, nil)
+}
+
+// changedNoting is changed, noting in delta (when given) which of the Cluster's nodes the
+// change removed or replaced.
+func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fresh int, err error) {
 	in = c.in
 	if len(change.RemoveNodes) == 0 && len(change.Cordon) == 0 && len(change.Evict) == 0 && len(change.AddPods) == 0 &&
 		len(change.RemovePods) == 0 && len(change.Initialize) == 0 {
@@ -427,12 +434,15 @@ func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
 		maps.Copy(leaving, gone)
 	}
 	in.ExistingNodes = make([]*ExistingNode, 0, len(c.in.ExistingNodes))
-	for _, en := range c.in.ExistingNodes {
+	for i, en := range c.in.ExistingNodes {
 		if en == nil || en.Node == nil {
 			in.ExistingNodes = append(in.ExistingNodes, en)
 			continue
 		}
 		if removed[en.Node.Name] {
+			if delta != nil {
+				delta.removed = append(delta.removed, i)
+			}
 			continue
 		}
 		loses := evictsFrom(en, leaving)
@@ -459,6 +469,9 @@ func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
 			}
 		}
 		in.ExistingNodes = append(in.ExistingNodes, &copied)
+		if delta != nil {
+			delta.replaced = append(delta.replaced, replacedNode{at: i, with: &copied})
+		}
 	}
 	in.Pods = append(slices.Clip(pending), displaced(c.in, change)...)
 	fresh = len(pending)

@@ -3,6 +3,9 @@ package scheduling
 import (
 	"slices"
 	"strconv"
+
+	"github.com/nodeplan/nodeplan/internal/freeindex"
+	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
 // base is what every Simulate on one state of a Cluster shares about its existing nodes: it
@@ -21,7 +24,36 @@ type base struct {
 	// firstFree is, per NodePool name, the lowest number n from 1 whose name <nodepool>-<n>
 	// is not in used: every lower one is taken.
 	firstFree map[string]int
+	// nodes are the Cluster's nodes as a solve starts with them, in rank order, each at its
+	// rank in free: shared by every solve (copied before one writes), never written.
+	nodes []*existingNode
+	free  *freeindex.Index
 }
+
+// nodeDelta is how a change's input differs from its Cluster's in the existing nodes, by
+// position in the Cluster's ExistingNodes: those removed and those replaced by a changed copy.
+type nodeDelta struct {
+	removed  []int
+	replaced []replacedNode
+}
+
+type replacedNode struct {
+	at   int
+	with *ExistingNode
+}
+
+// start is what a solve may start from besides its input: the base of the Cluster the input
+// was changed from and how the change altered its nodes (delta), and whether the change kept
+// every node's readiness (ranked), so that the base's node order holds. The zero start works
+// everything out from the input.
+type start struct {
+	base   *base
+	delta  *nodeDelta
+	ranked bool
+}
+
+// fromBase reports whether the solve takes its existing nodes from the base.
+func (st start) fromBase() bool { return st.base != nil && st.delta != nil && st.ranked }
 
 // base returns the Cluster's base, nil when its input has a node the solver rejects (nil,
 // unnamed or given twice): solves then report the problem the slow way.
@@ -72,7 +104,103 @@ func newBase(in Input, prep *prepared) *base {
 	for r, i := range positions {
 		b.rank[i] = r
 	}
+	buf := make([]existingNode, len(order))
+	b.nodes = make([]*existingNode, len(order))
+	b.free = freeindex.New(prep.dims.Len())
+	b.free.Grow(len(order))
+	room := make(resources.Vector, prep.dims.Len())
+	for r, i := range positions {
+		n := &buf[r]
+		*n = *order[i]
+		n.usedShared = true
+		n.ports = slices.Clip(n.ports)
+		n.shared = true
+		n.index = b.free.Add(n.freeInto(room))
+		b.nodes[r] = n
+	}
 	return b
+}
+
+// existingFromBase sets the solve's existing nodes up from the base: the base's own for the
+// nodes the change left alone, fresh conversions for those it replaced, copies for nodes
+// still starting (their NodePools and DaemonSets write to them), and none for those it
+// removed. Every node keeps its base position in the free index, where the removed ones
+// never fit. It returns the nodes in the input's order.
+func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]*existingNode, error) {
+	byIndex := slices.Clone(b.nodes)
+	s.existingFree = b.free.Clone()
+	for _, i := range delta.removed {
+		byIndex[b.rank[i]] = nil
+		s.existingFree.Remove(b.rank[i])
+	}
+	for _, r := range delta.replaced {
+		tmpl, ok := prep.existing[r.with]
+		if !ok {
+			var err error
+			if tmpl, err = newExistingNode(r.with, s.dims, prep.runningRequests); err != nil {
+				return nil, err
+			}
+		}
+		n := *tmpl
+		n.usedShared = true
+		n.ports = slices.Clip(tmpl.ports)
+		n.index = b.rank[r.at]
+		byIndex[n.index] = &n
+	}
+	// Nodes still starting come last.
+	for i := len(byIndex) - 1; i >= 0; i-- {
+		n := byIndex[i]
+		if n == nil {
+			continue
+		}
+		if n.initialized {
+			break
+		}
+		if n.shared {
+			cp := *n
+			cp.shared = false
+			byIndex[i] = &cp
+		}
+	}
+	s.byIndex = byIndex
+	s.existing = make([]*existingNode, 0, len(byIndex)-len(delta.removed))
+	s.existingPos = make([]int32, len(byIndex))
+	for i, n := range byIndex {
+		if n != nil {
+			s.existingPos[i] = int32(len(s.existing))
+			s.existing = append(s.existing, n)
+		}
+	}
+	inputOrder := make([]*existingNode, 0, len(s.existing))
+	for _, r := range b.rank {
+		if n := byIndex[r]; n != nil {
+			inputOrder = append(inputOrder, n)
+		}
+	}
+	return inputOrder, nil
+}
+
+// indexOwnExisting records in the free index the room of the nodes the solve owns from the
+// start (replaced or still starting), once the NodePools and DaemonSets took theirs.
+func (s *solver) indexOwnExisting() {
+	for i, n := range s.byIndex {
+		if n != nil && !n.shared {
+			s.existingFree.Update(i, n.freeInto(s.existingRoom))
+		}
+	}
+}
+
+// ownExisting returns n to write: n itself unless it is the base's, else a copy that takes
+// its place in the solve.
+func (s *solver) ownExisting(n *existingNode) *existingNode {
+	if !n.shared {
+		return n
+	}
+	cp := *n
+	cp.shared = false
+	s.byIndex[cp.index] = &cp
+	s.existing[s.existingPos[cp.index]] = &cp
+	return &cp
 }
 
 // compareExisting orders existing nodes as solves try them: initialized nodes first, then

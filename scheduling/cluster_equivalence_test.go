@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -191,4 +192,38 @@ func appendNew(names []string, name string) []string {
 		}
 	}
 	return append(names, name)
+}
+
+// TestSimulateOnClonesConcurrently runs what-ifs on clones of one cluster at once, after the
+// cluster's first Simulate made the base they share: each must plan what the cluster plans
+// alone (and go test -race sees any write to the shared base).
+func TestSimulateOnClonesConcurrently(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	c, newPod := growRandomCluster(t, r)
+	_, err := c.Simulate(scheduling.Change{}, scheduling.Options{})
+	require.NoError(t, err)
+	changes := make([]scheduling.Change, 8)
+	opts := make([]scheduling.Options, len(changes))
+	want := make([]scheduling.Plan, len(changes))
+	for i := range changes {
+		changes[i], opts[i] = randomChange(r, c, newPod)
+		want[i], err = scheduling.SimulateFresh(c, changes[i], opts[i])
+		require.NoError(t, err)
+	}
+	got := make([]scheduling.Plan, len(changes))
+	errs := make([]error, len(changes))
+	var wg sync.WaitGroup
+	for i := range changes {
+		clone := c.Clone()
+		wg.Go(func() {
+			for range 3 {
+				got[i], errs[i] = clone.Simulate(changes[i], opts[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i := range changes {
+		require.NoError(t, errs[i])
+		require.Empty(t, cmp.Diff(want[i], got[i]), "change %d: %+v", i, changes[i])
+	}
 }

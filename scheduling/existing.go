@@ -27,9 +27,11 @@ type existingNode struct {
 	// write: ownUsed copies it first.
 	usedShared bool
 	ports      []hostport.Port
-	attach     *volume.AttachCounter
 	placed     []*podInfo
 	index      int // position in the solver's free-room index
+	// shared is set on a Cluster base's node, which solves share and never write:
+	// solver.ownExisting copies it first.
+	shared bool
 }
 
 // nodeFacts is what converting a node fixed, which no solve writes.
@@ -160,7 +162,6 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		},
 		taints: taints.Starting(en.Node.Spec.Taints, en.Initialized),
 		used:   make(resources.Vector, dims.Len()),
-		attach: volume.NewAttachCounter(),
 	}
 	if n.nodePool == "" {
 		n.nodePool = labels[requirements.LabelNodePool]
@@ -207,10 +208,11 @@ func isTerminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
 
-// countExistingVolumes counts the claims of pods already running on existing nodes against
-// those nodes' attach limits.
-func (s *solver) countExistingVolumes() {
-	for _, n := range s.existing {
-		n.attach = s.volumes.AttachedOn(n.name)
+// existingAttach returns the claims the pods of an existing node attach, worked out from the
+// volume index when first asked for.
+func (s *solver) existingAttach(n *existingNode) *volume.AttachCounter {
+	if s.attached[n.index] == nil {
+		s.attached[n.index] = s.volumes.AttachedOn(n.name)
 	}
+	return s.attached[n.index]
 }

@@ -20,5 +20,5 @@ func SimulateFresh(c *Cluster, change Change, opts Options) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	return solve(in, prep, nil, false)
+	return solve(in, prep, start{})
 }

@@ -24,6 +24,14 @@ type solver struct {
 	dims     *resources.Dims
 	pools    []*poolState
 	existing []*existingNode
+	// byIndex are the existing nodes by their position in existingFree (nil for a node the
+	// change removed), existingPos their positions in existing: copy-on-write puts a node's
+	// copy in both.
+	byIndex     []*existingNode
+	existingPos []int32
+	// attached holds, by free-index position, each existing node's attached claims, filled
+	// when first asked for (existingAttach).
+	attached []*volume.AttachCounter
 	nodes    []*newNode
 	volumes  *volume.Index
 	// pins pins ReadWriteOnce claims to the node their first user was planned on.
@@ -86,11 +94,9 @@ func Solve(in Input) (Plan, error) {
 	return c.Simulate(Change{}, in.Options)
 }
 
-// solve runs one placement over the prepared parts. b, when set, is the base of the Cluster
-// in was changed from, and ranked says the change kept every node's readiness (see
-// newExistingNodes); without it everything is worked out from in.
-func solve(in Input, prep *prepared, b *base, ranked bool) (Plan, error) {
-	s, pods, unschedulable, err := newSolver(in, prep, b, ranked)
+// solve runs one placement over the prepared parts, from st (see start).
+func solve(in Input, prep *prepared, st start) (Plan, error) {
+	s, pods, unschedulable, err := newSolver(in, prep, st)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -194,7 +200,7 @@ const repeatedRound = "tried again in a later round: the same steps, the same re
 // maxTraceSteps bounds a trace: a pod retried over many rounds and nodes would repeat itself.
 const maxTraceSteps = 200
 
-func newSolver(in Input, prep *prepared, b *base, ranked bool) (*solver, []*podInfo, []Unschedulable, error) {
+func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unschedulable, error) {
 	opts := in.Options
 	if err := resolveStrategy(&opts); err != nil {
 		return nil, nil, nil, err
@@ -223,12 +229,20 @@ func newSolver(in Input, prep *prepared, b *base, ranked bool) (*solver, []*podI
 		poolRooms: map[*poolState]resources.Vector{}}
 	var err error
 	var inputOrder []*existingNode
-	if s.existing, inputOrder, err = newExistingNodes(in.ExistingNodes, s.dims, prep, b, ranked); err != nil {
-		return nil, nil, nil, err
+	b := st.base
+	if st.fromBase() {
+		if inputOrder, err = s.existingFromBase(b, st.delta, prep); err != nil {
+			return nil, nil, nil, err
+		}
+	} else {
+		if s.existing, inputOrder, err = newExistingNodes(in.ExistingNodes, s.dims, prep, b, st.ranked); err != nil {
+			return nil, nil, nil, err
+		}
+		s.byIndex = s.existing
 	}
+	s.attached = make([]*volume.AttachCounter, len(s.byIndex))
 	s.scratch = make(resources.Vector, s.dims.Len())
 	s.existingRoom = make(resources.Vector, s.dims.Len())
-	s.existingFree = freeindex.New(s.dims.Len())
 	s.newFree = freeindex.New(s.dims.Len())
 	s.snugFree = freeindex.New(s.dims.Len())
 	if b != nil {
@@ -257,10 +271,14 @@ func newSolver(in Input, prep *prepared, b *base, ranked bool) (*solver, []*podI
 		}
 	}
 	s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
-	s.countExistingVolumes()
-	s.existingFree.Grow(len(s.existing))
-	for _, n := range s.existing {
-		n.index = s.existingFree.Add(n.freeInto(s.existingRoom))
+	if st.fromBase() {
+		s.indexOwnExisting()
+	} else {
+		s.existingFree = freeindex.New(s.dims.Len())
+		s.existingFree.Grow(len(s.existing))
+		for _, n := range s.existing {
+			n.index = s.existingFree.Add(n.freeInto(s.existingRoom))
+		}
 	}
 
 	var pods []*podInfo
@@ -400,7 +418,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	traced := p.trace != nil
 	tried := 0
 	placed := s.existingFree.Each(p.requests, func(i int) bool {
-		n := s.existing[i]
+		n := s.byIndex[i]
 		tried++
 		if r := s.tryExisting(n, p, traced); r.failed() {
 			if traced {
@@ -532,10 +550,11 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 }
 
 func (s *solver) commitExisting(n *existingNode, p *podInfo) {
+	n = s.ownExisting(n)
 	n.ownUsed().Add(p.requests)
 	s.existingFree.Update(n.index, n.freeInto(s.existingRoom))
 	n.ports = append(n.ports, p.hostPorts...)
-	n.attach.Add(p.volumes.Claims)
+	s.existingAttach(n).Add(p.volumes.Claims)
 	n.placed = append(n.placed, p)
 	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Existing: true, Labels: n.labels}, n.reqs, -1)
 	s.pins.Record(p.volumes.Claims, n.name)

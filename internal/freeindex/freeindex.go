@@ -1,6 +1,11 @@
 package freeindex
 
-import "github.com/nodeplan/nodeplan/internal/resources"
+import (
+	"math"
+	"slices"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
 
 // block is how many nodes share one summary in an Index.
 const block = 32
@@ -88,4 +93,19 @@ func (f *Index) Free(i int) resources.Vector {
 
 func (f *Index) blockOf(b int) resources.Vector {
 	return resources.Vector(f.blockMax[b*f.dims : (b+1)*f.dims : (b+1)*f.dims])
+}
+
+// Clone returns an index of its own with the same nodes.
+func (f *Index) Clone() *Index {
+	return &Index{free: slices.Clone(f.free), blockMax: slices.Clone(f.blockMax), dims: f.dims, n: f.n}
+}
+
+// Remove takes the node at position i out: its position stays, and no request fits it any
+// more, so the other nodes keep theirs.
+func (f *Index) Remove(i int) {
+	gone := f.Free(i)
+	for d := range gone {
+		gone[d] = math.MinInt64
+	}
+	f.Update(i, gone)
 }
