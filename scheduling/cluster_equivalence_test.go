@@ -46,6 +46,10 @@ func TestSimulateMatchesFreshSolve(t *testing.T) {
 			}
 			require.NoError(t, err, where)
 			require.Empty(t, cmp.Diff(want, got), where)
+			// Again: what the first simulation left in the memos must not change the plan.
+			again, err := cluster.Simulate(change, opts)
+			require.NoError(t, err, where)
+			require.Empty(t, cmp.Diff(want, again), "%s, simulated again", where)
 			wantJSON, err := json.Marshal(want)
 			require.NoError(t, err)
 			gotJSON, err := json.Marshal(got)
@@ -83,11 +87,16 @@ func growRandomCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() 
 	c, err := scheduling.Prepare(in)
 	require.NoError(t, err)
 	count, claimed := 0, 0
+	// Some clusters run mostly plain pods, whose new nodes improve repacks.
+	rules := 8
+	if r.Intn(2) == 0 {
+		rules = 40
+	}
 	newPod := func() *corev1.Pod {
 		app := apps[r.Intn(len(apps))]
-		b := tb.Pod(fmt.Sprintf("%s-%d", app, count)).Label("app", app).CPU(fmt.Sprintf("%dm", 100+r.Intn(1400))).Memory(fmt.Sprintf("%dMi", 128+r.Intn(3000)))
+		b := tb.Pod(fmt.Sprintf("%s-%d", app, count)).Label("app", app).CPU(fmt.Sprintf("%dm", 100*(1+r.Intn(14)))).Memory(fmt.Sprintf("%dMi", 256*(1+r.Intn(12))))
 		count++
-		switch r.Intn(8) {
+		switch r.Intn(rules) {
 		case 0:
 			b.ZoneSpread(1)
 		case 1:
@@ -153,7 +162,11 @@ func randomChange(r *rand.Rand, c *scheduling.Cluster, newPod func() *corev1.Pod
 	var change scheduling.Change
 	pick := func() *scheduling.ExistingNode { return nodes[r.Intn(len(nodes))] }
 	if len(nodes) > 0 {
-		for range 1 + r.Intn(3) {
+		remove := 1 + r.Intn(3)
+		if r.Intn(4) == 0 {
+			remove = 1 + r.Intn(len(nodes)) // many pods for new nodes, which improve repacks
+		}
+		for range remove {
 			change.RemoveNodes = appendNew(change.RemoveNodes, pick().Node.Name)
 		}
 		if r.Intn(3) == 0 {
@@ -225,5 +238,41 @@ func TestSimulateOnClonesConcurrently(t *testing.T) {
 	for i := range changes {
 		require.NoError(t, errs[i])
 		require.Empty(t, cmp.Diff(want[i], got[i]), "change %d: %+v", i, changes[i])
+	}
+}
+
+// TestSimulateReplaysRepacking simulates pods that repacking rearranges over several bins
+// again and again (on the cluster and on a clone, with more pods each time): the fills the
+// NodePool remembers from one simulation must give the next the plan a fresh solve gives.
+func TestSimulateReplaysRepacking(t *testing.T) {
+	var pending []*corev1.Pod
+	for i := range 40 {
+		cpu := []string{"1300m", "600m", "2700m"}[i%3]
+		pending = append(pending, tb.Pod(fmt.Sprintf("plain-%02d", i)).CPU(cpu).Memory("1Gi").Obj())
+	}
+	in := scheduling.Input{NodePools: []*scheduling.NodePool{defaultPool()}, Pods: pending}
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	greedy, err := c.Simulate(scheduling.Change{}, scheduling.Options{SkipImprovement: true})
+	require.NoError(t, err)
+	clone := c.Clone()
+	for round := range 3 {
+		var add []*corev1.Pod
+		for i := range round * 5 {
+			add = append(add, tb.Pod(fmt.Sprintf("more-%d-%d", round, i)).CPU("1300m").Memory("2Gi").Obj())
+		}
+		change := scheduling.Change{AddPods: add}
+		want, err := scheduling.SimulateFresh(c, change, scheduling.Options{})
+		require.NoError(t, err)
+		if round == 0 {
+			require.Less(t, want.Summary.HourlyCost, greedy.Summary.HourlyCost, "repacking replaced greedy nodes")
+		}
+		for range 2 {
+			for _, cluster := range []*scheduling.Cluster{c, clone} {
+				got, err := cluster.Simulate(change, scheduling.Options{})
+				require.NoError(t, err)
+				require.Empty(t, cmp.Diff(want, got), "round %d", round)
+			}
+		}
 	}
 }

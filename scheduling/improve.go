@@ -42,7 +42,7 @@ func (s *solver) improve() {
 	// require, so the plan does not depend on the number of cores.
 	packed := make([][]*newNode, len(keys)*len(binStrategies))
 	parallel.Each(len(packed), func(i int) {
-		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], binStrategies[i%len(binStrategies)])
+		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], i%len(binStrategies))
 	})
 	// Each replaced node's place (and name) goes to a bin, in plan order; the group's last
 	// node also makes way for bins beyond the old count, under names not used yet. Names are
@@ -140,9 +140,10 @@ var binStrategies = binpack.Strategies()
 // packing is kept.
 const maxRepackClasses = 512
 
-// repack packs the pods of nodes (one NodePool, one requirement set) afresh; nil when it
-// cannot.
-func (s *solver) repack(nodes []*newNode, strategy binpack.Strategy) []*newNode {
+// repack packs the pods of nodes (one NodePool, one requirement set) afresh with
+// binStrategies[si]; nil when it cannot.
+func (s *solver) repack(nodes []*newNode, si int) []*newNode {
+	strategy := binStrategies[si]
 	pool := nodes[0].pool
 	reqs := withoutHostname(nodes[0].reqs)
 	// Repacks run at once: each works in buffers of its own.
@@ -194,18 +195,33 @@ func (s *solver) repack(nodes []*newNode, strategy binpack.Strategy) []*newNode 
 		})
 		shapes[i] = binpack.Class{Requests: c.pods[0].requests, Left: len(c.pods)}
 	}
+	key := repackKey(reqs.String(), si, classes)
+	memo, replay := pool.repacks.get(key)
+	var fills repackFills
 	ws := &binpack.Workspace{}
 	var bins []*newNode
-	for count > 0 {
-		best := strategy(ws, kinds, remaining, shapes)
-		if best == nil {
-			return nil
+	for bin := 0; count > 0; bin++ {
+		var taken []int
+		switch {
+		case replay && bin < len(memo.taken):
+			taken = memo.taken[bin]
+		case replay:
+			return nil // memo.failed: the strategy finds no fill here
+		default:
+			best := strategy(ws, kinds, remaining, shapes)
+			if best == nil {
+				fills.failed = true
+				pool.repacks.put(key, fills)
+				return nil
+			}
+			taken = best.Taken
+			fills.taken = append(fills.taken, taken)
 		}
 		var binPods []*podInfo
 		used := make(resources.Vector, s.dims.Len())
 		for i := range classes {
 			c := &classes[i]
-			for k := 0; k < best.Taken[i]; k++ {
+			for k := 0; k < taken[i]; k++ {
 				p := c.pods[c.next]
 				c.next++
 				shapes[i].Left--
@@ -236,6 +252,9 @@ func (s *solver) repack(nodes []*newNode, strategy binpack.Strategy) []*newNode 
 			binPriced: true,
 		}
 		bins = append(bins, b)
+	}
+	if !replay {
+		pool.repacks.put(key, fills)
 	}
 	return bins
 }
