@@ -42,7 +42,7 @@ func (s *solver) improve() {
 	// require, so the plan does not depend on the number of cores.
 	packed := make([][]*newNode, len(keys)*len(binStrategies))
 	parallel.Each(len(packed), func(i int) {
-		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], i%len(binStrategies))
+		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], keys[i/len(binStrategies)], i%len(binStrategies))
 	})
 	// Each replaced node's place (and name) goes to a bin, in plan order; the group's last
 	// node also makes way for bins beyond the old count, under names not used yet. Names are
@@ -140,15 +140,15 @@ var binStrategies = binpack.Strategies()
 // packing is kept.
 const maxRepackClasses = 512
 
-// repack packs the pods of nodes (one NodePool, one requirement set) afresh with
-// binStrategies[si]; nil when it cannot.
-func (s *solver) repack(nodes []*newNode, si int) []*newNode {
+// repack packs the pods of nodes (one NodePool, one requirement set: group names both)
+// afresh with binStrategies[si]; nil when it cannot.
+func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	strategy := binStrategies[si]
 	pool := nodes[0].pool
 	reqs := withoutHostname(nodes[0].reqs)
 	// Repacks run at once: each works in buffers of its own.
 	var filters typeindex.Scratch
-	var types []*typeOption
+	types := make([]*typeOption, 0, len(pool.types))
 	f := pool.typeIndex.Compile(reqs, &filters)
 	for _, t := range pool.types {
 		if f.Allows(&t.Type) {
@@ -157,11 +157,6 @@ func (s *solver) repack(nodes []*newNode, si int) []*newNode {
 	}
 	if len(types) == 0 {
 		return nil
-	}
-	kinds := binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
-	for i, t := range types {
-		kinds.Rooms[i] = t.room
-		kinds.Prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
 	}
 	byKey := map[string]int{}
 	var classes []podClass
@@ -195,8 +190,16 @@ func (s *solver) repack(nodes []*newNode, si int) []*newNode {
 		})
 		shapes[i] = binpack.Class{Requests: c.pods[0].requests, Left: len(c.pods)}
 	}
-	key := repackKey(reqs.String(), si, classes)
+	key := repackKey(group, si, classes)
 	memo, replay := pool.repacks.get(key)
+	var kinds binpack.Kinds
+	if !replay {
+		kinds = binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
+		for i, t := range types {
+			kinds.Rooms[i] = t.room
+			kinds.Prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
+		}
+	}
 	var fills repackFills
 	ws := &binpack.Workspace{}
 	var bins []*newNode

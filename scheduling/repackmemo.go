@@ -33,11 +33,11 @@ const maxRepackMemo = 1 << 14
 
 func newRepackMemo() *repackMemo { return &repackMemo{fills: map[string]repackFills{}} }
 
-// repackKey is the memo's key of a packing: the requirement set, the strategy and the classes
-// (sorted by requests) with their counts.
-func repackKey(reqs string, strategy int, classes []podClass) string {
+// repackKey is the memo's key of a packing: the group (NodePool and requirement set), the
+// strategy and the classes (sorted by requests) with their counts.
+func repackKey(group string, strategy int, classes []podClass) string {
 	var b strings.Builder
-	b.WriteString(reqs)
+	b.WriteString(group)
 	b.WriteByte('|')
 	b.WriteString(strconv.Itoa(strategy))
 	for _, c := range classes {
