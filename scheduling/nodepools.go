@@ -48,6 +48,14 @@ type poolState struct {
 	compatible map[string][]*typeOption
 	// repacks memoises repack's fills; shared by every copy of the prepared pool.
 	repacks *repackMemo
+	// reservedOfferings are the types' offerings from capacity reservations, in type then
+	// offering order.
+	reservedOfferings []reservedOffering
+}
+
+type reservedOffering struct {
+	t *typeOption
+	o instancetype.Offering
 }
 
 type minValuesRule struct {
@@ -227,6 +235,13 @@ func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemonset
 	slices.SortStableFunc(block, compareTypeOptions)
 	p.types = packTypes(block, dims.Len())
 	p.typeIndex = typeindex.New(len(p.types), func(i int) *typeindex.Type { return &p.types[i].Type })
+	for _, t := range p.types {
+		for _, o := range t.Offerings {
+			if o.ReservationID != "" {
+				p.reservedOfferings = append(p.reservedOfferings, reservedOffering{t, o})
+			}
+		}
+	}
 	p.daemonPorts = poolDaemonPorts(p, daemons)
 	l, err := limits.New(np.Limits, dims)
 	if err != nil {

@@ -148,12 +148,8 @@ func (s *solver) reservationCapacity() map[string]int {
 // types have (a reservation shows in every NodePool that may use it).
 func (s *solver) eachReservedOffering(f func(t *typeOption, o instancetype.Offering)) {
 	for _, pool := range s.pools {
-		for _, t := range pool.types {
-			for _, o := range t.Offerings {
-				if o.ReservationID != "" {
-					f(t, o)
-				}
-			}
+		for _, r := range pool.reservedOfferings {
+			f(r.t, r.o)
 		}
 	}
 }
