@@ -191,7 +191,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 		shapes[i] = binpack.Class{Requests: c.pods[0].requests, Left: len(c.pods)}
 	}
 	key := repackKey(group, si, classes)
-	memo, replay := pool.repacks.get(key)
+	memo, replay := pool.memos.repacks.get(key)
 	var kinds binpack.Kinds
 	if !replay {
 		kinds = binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
@@ -214,7 +214,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 			best := strategy(ws, kinds, remaining, shapes)
 			if best == nil {
 				fills.failed = true
-				pool.repacks.put(key, fills)
+				pool.memos.repacks.put(key, fills)
 				return nil
 			}
 			taken = best.Taken
@@ -257,7 +257,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 		bins = append(bins, b)
 	}
 	if !replay {
-		pool.repacks.put(key, fills)
+		pool.memos.repacks.put(key, fills)
 	}
 	return bins
 }

@@ -46,8 +46,8 @@ type poolState struct {
 	// compatible memoises compatibleTypes, for explanations; shared by the solves of a
 	// prepared Cluster.
 	compatible map[string][]*typeOption
-	// repacks memoises repack's fills; shared by every copy of the prepared pool.
-	repacks *repackMemo
+	// memos are shared by every copy of the prepared pool (see poolMemos).
+	memos *poolMemos
 	// reservedOfferings are the types' offerings from capacity reservations, in type then
 	// offering order.
 	reservedOfferings []reservedOffering
@@ -174,7 +174,7 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 
 func newPool(np *NodePool, index int, dims *resources.Dims, daemons []*daemonset.Template) (*poolState, error) {
 	p := &poolState{np: np, index: index, reqs: requirements.Requirements{}, definedKeys: map[string]bool{}, compatible: map[string][]*typeOption{},
-		repacks: newRepackMemo()}
+		memos: &poolMemos{}}
 	for i, r := range np.Requirements {
 		if err := requirements.ValidateNodePoolRequirement(r.NodeSelectorRequirement, r.MinValues); err != nil {
 			return nil, fmt.Errorf("requirements[%d]: %w", i, err)

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -310,6 +311,11 @@ func (s *solver) optionNames(n *newNode, cache map[string][]string) []string {
 	if names, ok := cache[key]; ok {
 		return append([]string(nil), names...)
 	}
+	shared := strconv.Itoa(s.opts.MaxInstanceTypeOptions) + "/" + key
+	if names, ok := n.pool.memos.optionNames.get(shared); ok {
+		cache[key] = names
+		return append([]string(nil), names...)
+	}
 	type priced struct {
 		name  string
 		price float64
@@ -334,5 +340,6 @@ func (s *solver) optionNames(n *newNode, cache map[string][]string) []string {
 		names[i] = t.name
 	}
 	cache[key] = names
+	n.pool.memos.optionNames.put(shared, names)
 	return append([]string(nil), names...)
 }

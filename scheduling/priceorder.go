@@ -62,7 +62,7 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 			keep[t.index] = false
 		}
 		n.byPrice, n.byPriceVal = types, vals
-	} else if cached, ok := n.priceOrderCache[string(appendPriceOrderKey(keyBuf[:0], n))]; ok {
+	} else if cached, ok := n.cachedPriceOrder(appendPriceOrderKey(keyBuf[:0], n)); ok {
 		n.byPrice, n.byPriceVal = cached.types, cached.prices
 		n.ownsPriceOrder = false
 	} else {
@@ -83,13 +83,28 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 		for i, p := range all {
 			n.byPrice[i], n.byPriceVal[i] = p.t, p.price
 		}
-		n.priceOrderCache[string(appendPriceOrderKey(keyBuf[:0], n))] = priceOrder{n.byPrice, n.byPriceVal}
+		key := string(appendPriceOrderKey(keyBuf[:0], n))
+		n.priceOrderCache[key] = priceOrder{n.byPrice, n.byPriceVal}
+		n.pool.memos.priceOrders.put(key, priceOrder{n.byPrice, n.byPriceVal})
 		n.ownsPriceOrder = false
 	}
 	n.price = 0
 	if len(n.byPriceVal) > 0 {
 		n.price = n.byPriceVal[0]
 	}
+}
+
+// cachedPriceOrder returns the order the solve, or another solve of the pool, worked out for
+// key (appendPriceOrderKey).
+func (n *newNode) cachedPriceOrder(key []byte) (priceOrder, bool) {
+	if cached, ok := n.priceOrderCache[string(key)]; ok {
+		return cached, true
+	}
+	cached, ok := n.pool.memos.priceOrders.get(string(key))
+	if ok {
+		n.priceOrderCache[string(key)] = cached
+	}
+	return cached, ok
 }
 
 // allowedTypes returns the pool's types that can meet reqs (labels and an allowed available
@@ -99,6 +114,10 @@ func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) [
 	var keyBuf [256]byte
 	key := appendRequirementsKey(keyBuf[:0], pool, reqs)
 	if cached, ok := s.allowedCache[string(key)]; ok {
+		return cached
+	}
+	if cached, ok := pool.memos.allowed.get(string(key)); ok {
+		s.allowedCache[string(key)] = cached
 		return cached
 	}
 	var out []*typeOption
@@ -112,6 +131,7 @@ func (s *solver) allowedTypes(pool *poolState, reqs requirements.Requirements) [
 		out = pool.types
 	}
 	s.allowedCache[string(key)] = out
+	pool.memos.allowed.put(string(key), out)
 	return out
 }
 

@@ -13,9 +13,8 @@ import (
 // same shapes on new nodes again, as consolidation does for a candidate at every decision,
 // replays them instead of solving the fluid LP bin after bin.
 //
-// It belongs to a prepared NodePool and every copy of it (clones and solves on several
-// goroutines share it, hence the lock). What it holds never changes a plan: a replayed fill is
-// the one the strategy makes again.
+// It is one of a prepared NodePool's poolMemos. What it holds never changes a plan: a replayed
+// fill is the one the strategy makes again.
 type repackMemo struct {
 	mu    sync.Mutex
 	fills map[string]repackFills
@@ -27,11 +26,6 @@ type repackFills struct {
 	taken  [][]int
 	failed bool
 }
-
-// maxRepackMemo bounds the fills a memo keeps; beyond it, repacks are worked out every time.
-const maxRepackMemo = 1 << 14
-
-func newRepackMemo() *repackMemo { return &repackMemo{fills: map[string]repackFills{}} }
 
 // repackKey is the memo's key of a packing: the group (NodePool and requirement set), the
 // strategy and the classes (sorted by requests) with their counts.
@@ -50,9 +44,6 @@ func repackKey(group string, strategy int, classes []podClass) string {
 }
 
 func (m *repackMemo) get(key string) (repackFills, bool) {
-	if m == nil {
-		return repackFills{}, false
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	f, ok := m.fills[key]
@@ -60,12 +51,12 @@ func (m *repackMemo) get(key string) (repackFills, bool) {
 }
 
 func (m *repackMemo) put(key string, f repackFills) {
-	if m == nil {
-		return
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.fills) < maxRepackMemo {
+	if m.fills == nil {
+		m.fills = map[string]repackFills{}
+	}
+	if len(m.fills) < maxSharedMemo {
 		m.fills[key] = f
 	}
 }
