@@ -18,8 +18,13 @@ type poolMemos struct {
 	repacks     repackMemo
 }
 
-// maxSharedMemo bounds the entries of each shared memo; beyond it, the work is done again.
-const maxSharedMemo = 1 << 12
+// maxSharedMemo bounds the entries of each shared memo (whose values hold a type list each);
+// maxRepackMemo the repack memo's, whose values are small. A full memo starts over, so that a
+// long replay keeps what its recent decisions need.
+const (
+	maxSharedMemo = 1 << 12
+	maxRepackMemo = 1 << 15
+)
 
 type sharedMemo[V any] struct {
 	mu sync.Mutex
@@ -36,10 +41,8 @@ func (m *sharedMemo[V]) get(key string) (V, bool) {
 func (m *sharedMemo[V]) put(key string, v V) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.m == nil {
+	if m.m == nil || len(m.m) >= maxSharedMemo {
 		m.m = map[string]V{}
 	}
-	if len(m.m) < maxSharedMemo {
-		m.m[key] = v
-	}
+	m.m[key] = v
 }

@@ -53,10 +53,8 @@ func (m *repackMemo) get(key string) (repackFills, bool) {
 func (m *repackMemo) put(key string, f repackFills) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.fills == nil {
+	if m.fills == nil || len(m.fills) >= maxRepackMemo {
 		m.fills = map[string]repackFills{}
 	}
-	if len(m.fills) < maxSharedMemo {
-		m.fills[key] = f
-	}
+	m.fills[key] = f
 }
