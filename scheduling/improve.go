@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
@@ -148,13 +149,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	reqs := withoutHostname(nodes[0].reqs)
 	// Repacks run at once: each works in buffers of its own.
 	var filters typeindex.Scratch
-	types := make([]*typeOption, 0, len(pool.types))
-	f := pool.typeIndex.Compile(reqs, &filters)
-	for _, t := range pool.types {
-		if f.Allows(&t.Type) {
-			types = append(types, t)
-		}
-	}
+	types := groupTypes(pool, reqs, group, &filters)
 	if len(types) == 0 {
 		return nil
 	}
@@ -194,6 +189,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	memo, replay := pool.memos.repacks.get(key)
 	var kinds binpack.Kinds
 	if !replay {
+		f := pool.typeIndex.Compile(reqs, &filters)
 		kinds = binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
 		for i, t := range types {
 			kinds.Rooms[i] = t.room
@@ -203,6 +199,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	var fills repackFills
 	ws := &binpack.Workspace{}
 	var bins []*newNode
+	var fitting []*typeOption // fittingTypes' buffer
 	for bin := 0; count > 0; bin++ {
 		var taken []int
 		switch {
@@ -235,7 +232,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 			}
 		}
 		binReqs := binRequirements(pool, reqs, binPods)
-		options := fittingTypes(pool, types, used, binReqs, &filters)
+		options := fittingTypes(pool, types, used, binReqs, &filters, &fitting)
 		cheapest, found := cheapestChoice(options, binReqs)
 		if !found {
 			return nil
@@ -262,16 +259,40 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	return bins
 }
 
-// fittingTypes returns the types (of pool) whose room holds used and that can meet reqs.
-func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *typeindex.Scratch) []*typeOption {
-	var out []*typeOption
+// fittingTypes returns the types (of pool) whose room holds used and that can meet reqs, in
+// an array of their own; buf is a buffer the call may keep for the next.
+func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *typeindex.Scratch, buf *[]*typeOption) []*typeOption {
+	fit := (*buf)[:0]
 	f := pool.typeIndex.Compile(reqs, scratch)
 	for _, t := range types {
 		if used.Fits(t.room) && f.Allows(&t.Type) {
-			out = append(out, t)
+			fit = append(fit, t)
 		}
 	}
-	return out
+	*buf = fit
+	if len(fit) == 0 {
+		return nil
+	}
+	return slices.Clone(fit)
+}
+
+// groupTypes returns the types of pool that can meet reqs, the requirements of the nodes
+// improve groups under group: worked out once for the pool's solves (poolMemos), and never
+// modified.
+func groupTypes(pool *poolState, reqs requirements.Requirements, group string, scratch *typeindex.Scratch) []*typeOption {
+	key := "repack|" + group
+	if types, ok := pool.memos.allowed.get(key); ok {
+		return types
+	}
+	var types []*typeOption
+	f := pool.typeIndex.Compile(reqs, scratch)
+	for _, t := range pool.types {
+		if f.Allows(&t.Type) {
+			types = append(types, t)
+		}
+	}
+	pool.memos.allowed.put(key, types)
+	return types
 }
 
 // cheaper reports whether the new bins cost strictly less than the old nodes, each node's
