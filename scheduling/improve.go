@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -232,23 +233,22 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 			}
 		}
 		binReqs := binRequirements(pool, reqs, binPods)
-		options := fittingTypes(pool, types, used, binReqs, &filters, &fitting)
-		cheapest, found := cheapestChoice(options, binReqs)
-		if !found {
+		launch := repackLaunch(pool, group, types, used, binReqs, &filters, &fitting, s.dims)
+		if !launch.found {
 			return nil
 		}
 		b := &newNode{
 			pool:     pool,
 			reqs:     binReqs,
-			options:  options,
-			maxRoom:  maxRoom(options, s.dims),
+			options:  launch.options,
+			maxRoom:  launch.maxRoom,
 			used:     used,
 			reserved: make(resources.Vector, s.dims.Len()+1),
 			ports:    append([]hostport.Port(nil), pool.daemonPorts...),
 			attach:   volume.NewAttachCounter(),
 			pods:     binPods,
 
-			price:     cheapest.offering.Price,
+			price:     launch.price,
 			binPriced: true,
 		}
 		bins = append(bins, b)
@@ -274,6 +274,41 @@ func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, r
 		return nil
 	}
 	return slices.Clone(fit)
+}
+
+// binLaunch is what a repacked bin launches as: the options that hold its pods under its
+// requirements, their maximum room and the price of the cheapest (found false: none).
+type binLaunch struct {
+	options []*typeOption
+	maxRoom resources.Vector
+	price   float64
+	found   bool
+}
+
+// repackLaunch is the binLaunch of a bin of group using used under reqs, worked out once
+// for the pool's solves (poolMemos); its slices are never modified.
+func repackLaunch(pool *poolState, group string, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *typeindex.Scratch, buf *[]*typeOption, dims *resources.Dims) binLaunch {
+	key := appendFullRequirementsKey(append(append([]byte("bin|"+group+"|"), used.Key()...), '|'), reqs)
+	if l, ok := pool.memos.bins.get(string(key)); ok {
+		return l
+	}
+	options := fittingTypes(pool, types, used, reqs, scratch, buf)
+	cheapest, found := cheapestChoice(options, reqs)
+	l := binLaunch{found: found}
+	if found {
+		l.options, l.maxRoom, l.price = options, maxRoom(options, dims), cheapest.offering.Price
+	}
+	pool.memos.bins.put(string(key), l)
+	return l
+}
+
+// appendFullRequirementsKey appends every requirement of reqs, by key.
+func appendFullRequirementsKey(b []byte, reqs requirements.Requirements) []byte {
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
+		b = append(b, '|')
+		b = reqs[k].AppendString(b)
+	}
+	return b
 }
 
 // groupTypes returns the types of pool that can meet reqs, the requirements of the nodes

@@ -15,7 +15,9 @@ type poolMemos struct {
 	allowed     sharedMemo[[]*typeOption]
 	priceOrders sharedMemo[priceOrder]
 	optionNames sharedMemo[[]string]
-	repacks     repackMemo
+	// repacks memoises repack's fills and bins what each repacked bin launches as.
+	repacks repackMemo
+	bins    sharedMemo[binLaunch]
 }
 
 // maxSharedMemo bounds the entries of each shared memo (whose values hold a type list each);
