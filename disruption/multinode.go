@@ -58,22 +58,45 @@ func (d *decider) multiNode() error {
 // the longer prefix (an 8-cpu type cheaper per cpu than the 2-cpu nodes it replaces: two or
 // three of them cost no more than it, four do). So beyond Karpenter, after each search it
 // binary-searches again between the longest prefix found too short and the longest tried,
-// which costs nothing when no prefix fails that way.
+// which costs nothing when no prefix fails that way. The search is sequential, but with a
+// second worker the prefix it tries next on a failure is simulated while it simulates the
+// current one: on two cores most of its simulations are off its critical path, and which
+// prefixes it tries, so the result, stays the same.
 func (d *decider) prefixSearch(list []*nodeState) *outcome {
 	tried := map[string]bool{}
+	bounds := map[string]string{}
 	var best *outcome
 	tooShort := 0 // the longest prefix whose pods fewer new nodes held at no lower price
-	// try simulates a set; it reports whether the set is a valid consolidation.
-	try := func(set []*nodeState) bool {
+	// bound is multiNodeBound, once per set: a set is bounded when it is next in line and
+	// again when it is tried.
+	bound := func(set []*nodeState, key string) string {
+		why, ok := bounds[key]
+		if !ok {
+			why = d.multiNodeBound(set)
+			bounds[key] = why
+		}
+		return why
+	}
+	// try simulates a set; it reports whether the set is a valid consolidation. ifFails is the
+	// set the search tries next when this one fails (nil when none): most do, so it is
+	// simulated meanwhile on a second worker when there is one, and found in the memo then.
+	try := func(set, ifFails []*nodeState) bool {
 		key := namesKey(set)
 		if tried[key] || !canBeat(set, best) {
 			return false
 		}
 		tried[key] = true
-		if d.multiNodeBound(set) != "" {
+		if bound(set, key) != "" {
 			return false
 		}
+		wait := func() {}
+		if ifFails != nil {
+			if next := namesKey(ifFails); !tried[next] && canBeat(ifFails, best) && bound(ifFails, next) == "" {
+				wait = d.consolidateAhead(ifFails)
+			}
+		}
 		o, why := d.consolidate(d.sim.cluster, set)
+		wait()
 		if why != "" {
 			if o.allPlaced() && len(o.replacements) < len(set) && o.cost >= priceOf(set)-priceEpsilon {
 				tooShort = max(tooShort, len(set))
@@ -85,14 +108,21 @@ func (d *decider) prefixSearch(list []*nodeState) *outcome {
 		}
 		return true
 	}
+	// prefix is list[:n], or nil for a search that ends before it.
+	prefix := func(n, lo int) []*nodeState {
+		if n < lo {
+			return nil
+		}
+		return list[:n]
+	}
 	top := min(len(list), MaxMultiNodeCandidates)
-	if try(list[:top]) {
+	if try(list[:top], prefix((2+top-1)/2, 2)) {
 		return best
 	}
 	for lo, hi := 2, top-1; lo <= hi; {
 		for lo <= hi {
 			mid := (lo + hi) / 2
-			if try(list[:mid]) {
+			if try(list[:mid], prefix((lo+mid-1)/2, lo)) {
 				lo = mid + 1
 			} else {
 				hi = mid - 1

@@ -74,3 +74,25 @@ func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int
 	}
 	return results, done, first
 }
+
+// consolidateAhead starts consolidating set on a worker's cluster, so that the consolidate of
+// it that follows finds the result memoised, and returns the wait for it. The caller goes on
+// with another simulation on the simulator's own cluster meanwhile. It does nothing (the wait
+// returns at once) with a single worker or when the set's result is memoised already. The
+// result is the one consolidate finds on any cluster of the decision, so decisions do not
+// depend on it.
+func (d *decider) consolidateAhead(set []*nodeState) (wait func()) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return func() {}
+	}
+	if _, ok := d.sim.consolidated.get(orderedNames(set)); ok {
+		return func() {}
+	}
+	cluster := d.sim.workerClusters(1)[0] // cloned here, before the simulator's cluster is used
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.consolidate(cluster, set)
+	}()
+	return func() { <-done }
+}
