@@ -433,28 +433,42 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 		maps.Copy(leaving, evicted)
 		maps.Copy(leaving, gone)
 	}
+	var marks []nodeMark
+	if b := c.base(); b != nil {
+		marks = b.marks(change)
+	}
+	// is reports whether the change marks node i (named name) so: by position with a base,
+	// else by name.
+	is := func(i int, name string, mark nodeMark, set map[string]bool) bool {
+		if marks != nil {
+			return marks[i]&mark != 0
+		}
+		return set[name]
+	}
 	in.ExistingNodes = make([]*ExistingNode, 0, len(c.in.ExistingNodes))
 	for i, en := range c.in.ExistingNodes {
 		if en == nil || en.Node == nil {
 			in.ExistingNodes = append(in.ExistingNodes, en)
 			continue
 		}
-		if removed[en.Node.Name] {
+		name := en.Node.Name
+		if is(i, name, markRemoved, removed) {
 			if delta != nil {
 				delta.removed = append(delta.removed, i)
 			}
 			continue
 		}
 		loses := evictsFrom(en, leaving)
-		if !cordoned[en.Node.Name] && !loses && !ready[en.Node.Name] {
+		isCordoned, isReady := is(i, name, markCordoned, cordoned), is(i, name, markReady, ready)
+		if !isCordoned && !loses && !isReady {
 			in.ExistingNodes = append(in.ExistingNodes, en) // unchanged: its conversion is reused
 			continue
 		}
 		copied := *en
-		if ready[en.Node.Name] {
+		if isReady {
 			copied.Initialized = true
 		}
-		if cordoned[en.Node.Name] {
+		if isCordoned {
 			node := *en.Node
 			node.Spec = *en.Node.Spec.DeepCopy()
 			node.Spec.Unschedulable = true
@@ -473,7 +487,7 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 			delta.replaced = append(delta.replaced, replacedNode{at: i, with: &copied})
 		}
 	}
-	in.Pods = append(slices.Clip(pending), displaced(c.in, change)...)
+	in.Pods = append(slices.Clip(pending), displaced(c.in, change, marks)...)
 	fresh = len(pending)
 	in.Pods = append(in.Pods, change.AddPods...)
 	return in, fresh, nil
@@ -509,21 +523,38 @@ func evictsFrom(en *ExistingNode, evicted map[string]bool) bool {
 }
 
 // displaced lists the pods a change takes off their nodes, in node then pod order.
-func displaced(in Input, change Change) []*corev1.Pod {
+// marks, when set, marks in's nodes as the change does (see nodeMark).
+func displaced(in Input, change Change, marks []nodeMark) []*corev1.Pod {
 	removed, evicted, gone := toSet(change.RemoveNodes), toSet(change.Evict), toSet(change.RemovePods)
+	isRemoved := func(i int, en *ExistingNode) bool {
+		if marks != nil {
+			return marks[i]&markRemoved != 0
+		}
+		return removed[en.Node.Name]
+	}
 	var out []*corev1.Pod
-	for _, en := range in.ExistingNodes {
-		if en == nil || en.Node == nil || (!removed[en.Node.Name] && len(evicted) == 0) {
+	for i, en := range in.ExistingNodes {
+		if len(evicted) == 0 && marks != nil && marks[i]&markRemoved == 0 {
+			continue // nothing to read on a node the change leaves
+		}
+		if en == nil || en.Node == nil || (!isRemoved(i, en) && len(evicted) == 0) {
 			continue
 		}
 		for _, p := range en.Pods {
-			if p == nil || gone[podKey(p)] {
+			if p == nil {
+				continue
+			}
+			var key string
+			if len(gone) > 0 || len(evicted) > 0 {
+				key = podKey(p)
+			}
+			if gone[key] {
 				continue
 			}
 			switch {
-			case evicted[podKey(p)]:
+			case evicted[key]:
 				out = append(out, p)
-			case removed[en.Node.Name] && !isTerminal(p) && p.DeletionTimestamp == nil && !daemonset.Owns(p) && !ownedByNode(p):
+			case isRemoved(i, en) && !isTerminal(p) && p.DeletionTimestamp == nil && !daemonset.Owns(p) && !ownedByNode(p):
 				out = append(out, p)
 			}
 		}

@@ -42,6 +42,31 @@ type replacedNode struct {
 	with *ExistingNode
 }
 
+// nodeMark is what a change does to a node of its Cluster, by the node's position in the
+// Cluster's ExistingNodes: a base marks the change's nodes once, where the change's name sets
+// would hash every node's name.
+type nodeMark uint8
+
+const (
+	markRemoved nodeMark = 1 << iota
+	markCordoned
+	markReady
+)
+
+// marks returns the change's marks; the change names only nodes of the Cluster.
+func (b *base) marks(change Change) []nodeMark {
+	marks := make([]nodeMark, len(b.rank))
+	for _, set := range []struct {
+		names []string
+		mark  nodeMark
+	}{{change.RemoveNodes, markRemoved}, {change.Cordon, markCordoned}, {change.Initialize, markReady}} {
+		for _, name := range set.names {
+			marks[b.index[name]] |= set.mark
+		}
+	}
+	return marks
+}
+
 // start is what a solve may start from besides its input: the base of the Cluster the input
 // was changed from and how the change altered its nodes (delta), and whether the change kept
 // every node's readiness (ranked), so that the base's node order holds. The zero start works
