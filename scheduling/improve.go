@@ -190,12 +190,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	memo, replay := pool.memos.repacks.get(key)
 	var kinds binpack.Kinds
 	if !replay {
-		f := pool.typeIndex.Compile(reqs, &filters)
-		kinds = binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
-		for i, t := range types {
-			kinds.Rooms[i] = t.room
-			kinds.Prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
-		}
+		kinds = groupKinds(pool, reqs, group, types, &filters)
 	}
 	var fills repackFills
 	ws := &binpack.Workspace{}
@@ -309,6 +304,23 @@ func appendFullRequirementsKey(b []byte, reqs requirements.Requirements) []byte 
 		b = reqs[k].AppendString(b)
 	}
 	return b
+}
+
+// groupKinds returns the bin kinds of group's types (groupTypes): each type's room and
+// cheapest price under reqs, worked out once for the pool's solves and never modified.
+func groupKinds(pool *poolState, reqs requirements.Requirements, group string, types []*typeOption, scratch *typeindex.Scratch) binpack.Kinds {
+	key := "kinds|" + group
+	if kinds, ok := pool.memos.kinds.get(key); ok {
+		return kinds
+	}
+	f := pool.typeIndex.Compile(reqs, scratch)
+	kinds := binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
+	for i, t := range types {
+		kinds.Rooms[i] = t.room
+		kinds.Prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
+	}
+	pool.memos.kinds.put(key, kinds)
+	return kinds
 }
 
 // groupTypes returns the types of pool that can meet reqs, the requirements of the nodes

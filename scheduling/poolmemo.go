@@ -1,6 +1,10 @@
 package scheduling
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/nodeplan/nodeplan/binpack"
+)
 
 // poolMemos hold, for a prepared NodePool and every copy of it (the solves of a Cluster, of
 // its clones and of the Clusters prepared from the same Pools), what solves work out from the
@@ -18,6 +22,7 @@ type poolMemos struct {
 	// repacks memoises repack's fills and bins what each repacked bin launches as.
 	repacks repackMemo
 	bins    sharedMemo[binLaunch]
+	kinds   sharedMemo[binpack.Kinds]
 }
 
 // maxSharedMemo bounds the entries of each shared memo (whose values hold a type list each);
