@@ -72,9 +72,10 @@ func (n *existingNode) freeInto(dst resources.Vector) resources.Vector {
 // newExistingNodes converts the cluster's nodes for one solve, in the order solves try them,
 // and returns them in the input's order too. The Cluster's own nodes were converted once by
 // prepare (prep.existing, never modified) and a solve works on cheap copies; nodes a change
-// altered are converted anew. With a base of the Cluster the input was changed from, and a
-// change that kept every node's readiness (ranked), the order is the base's: no sort.
-func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, b *base, ranked bool) (sorted, inputOrder []*existingNode, err error) {
+// altered are converted anew. With a base of the Cluster the input was changed from, the
+// names are known to be unique. (A solve from the base takes its nodes from it instead: see
+// existingFromBase.)
+func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, b *base) (sorted, inputOrder []*existingNode, err error) {
 	buf := make([]existingNode, len(in))
 	out := make([]*existingNode, 0, len(in))
 	var seen map[string]bool
@@ -107,14 +108,6 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, 
 		n.usedShared = true // most nodes take no pod: copied on the first write
 		n.ports = slices.Clip(tmpl.ports)
 		out = append(out, n)
-	}
-	if b != nil && ranked {
-		slots := make([]*existingNode, len(b.rank))
-		for _, n := range out {
-			slots[b.rank[b.index[n.name]]] = n
-		}
-		sorted = slices.DeleteFunc(slots, func(n *existingNode) bool { return n == nil })
-		return sorted, out, nil
 	}
 	sorted = slices.Clone(out)
 	slices.SortStableFunc(sorted, compareExisting)

@@ -235,7 +235,7 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 			return nil, nil, nil, err
 		}
 	} else {
-		if s.existing, inputOrder, err = newExistingNodes(in.ExistingNodes, s.dims, prep, b, st.ranked); err != nil {
+		if s.existing, inputOrder, err = newExistingNodes(in.ExistingNodes, s.dims, prep, b); err != nil {
 			return nil, nil, nil, err
 		}
 		s.byIndex = s.existing

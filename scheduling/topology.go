@@ -18,7 +18,9 @@ import (
 // NodePools, and how it asks which domains a pod may take on a node.
 
 // setupTopology derives every pending pod's terms, counts the pods already running, and
-// starts the topology of the solve. Pods with an invalid term become unschedulable.
+// starts the topology of the solve. Pods with an invalid term become unschedulable. When
+// listed, the existing nodes' antiAffinityPods (inputOrder: in's nodes, in its order) stand
+// for their running pods until the groups are known.
 func (s *solver) setupTopology(in Input, pods []*podInfo, listed bool, inputOrder []*existingNode) ([]*podInfo, []Unschedulable) {
 	st := topology.NewState(in.Namespaces)
 	var kept []*podInfo
