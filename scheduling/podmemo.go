@@ -122,6 +122,9 @@ func (c *podConverter) convert(pod *corev1.Pod, index int) (*podInfo, Constraint
 	if conv == nil {
 		// Without a volume index newPodInfo converts what depends on the pod alone.
 		p, constraint, err := newPodInfo(pod, index, c.prep.dims, nil, c.policy)
+		if err == nil {
+			p.setPlainKeys()
+		}
 		conv = &podConversion{info: p, constraint: constraint, err: err}
 		c.prep.pods.put(podMemoKey{pod: pod, ignorePreferences: c.policy == PreferencesIgnore}, conv)
 	}

@@ -23,7 +23,11 @@ import (
 // then by namespace/name.
 func sortPods(pods []*podInfo) {
 	for _, p := range pods {
-		if p.orderKey == "" {
+		switch {
+		case p.orderKey != "":
+		case p.memoClass != "" && p.memoClass == p.plainClass && p.plainOrderKey != "":
+			p.orderKey = p.plainOrderKey // a plain pod's key reads the pod and its class alone
+		default:
 			p.orderKey = podOrderKey(p)
 		}
 	}
