@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,9 +44,21 @@ func build(docs []*document, w *warnings, errs *problems) (*Bundle, error) {
 		warnings warnings
 	}
 	results := make([]result, len(docs))
+	fast := newFastPods(docs)
+	// Each worker checks Pods with a validator of its own (each remembers what it found
+	// valid, which never changes a verdict).
+	validators := make(chan *validator, runtime.GOMAXPROCS(0))
+	for range cap(validators) {
+		validators <- &validator{}
+	}
 	parallel.Each(len(docs), func(i int) {
 		r := &results[i]
-		r.obj, r.err = (&decoder{warnings: &r.warnings}).decode(docs[i])
+		r.obj, r.err = (&decoder{warnings: &r.warnings, fastPods: fast}).decode(docs[i])
+		if pod, ok := r.obj.(*corev1.Pod); ok && r.err == nil {
+			v := <-validators
+			r.err = checkPod(v, docs[i], pod)
+			validators <- v
+		}
 	})
 	var entries []entry
 	for i, doc := range docs {
@@ -90,8 +103,18 @@ type builder struct {
 	v validator
 }
 
-// define records an object and reports a second definition of the same one.
+// define checks an object's name and metadata, records the object and reports a second
+// definition of the same one.
 func (s *builder) define(doc *document, kind string, meta *metav1.ObjectMeta) error {
+	if err := checkMetadata(&s.v, doc, kind, meta); err != nil {
+		return err
+	}
+	return s.record(doc, kind, meta)
+}
+
+// checkMetadata names an object with only a generateName as the API server would (with the
+// document's index for the random suffix), and checks its name and metadata.
+func checkMetadata(v *validator, doc *document, kind string, meta *metav1.ObjectMeta) error {
 	if meta.Name == "" {
 		if meta.GenerateName == "" {
 			return doc.errorf("metadata.name", "required")
@@ -99,18 +122,35 @@ func (s *builder) define(doc *document, kind string, meta *metav1.ObjectMeta) er
 		meta.Name = meta.GenerateName + strconv.Itoa(doc.index)
 		doc.name = meta.Name
 	}
-	if err := s.v.name(doc, kind, meta); err != nil {
+	if err := v.name(doc, kind, meta); err != nil {
 		return err
 	}
-	if err := s.v.metadata(doc, "metadata", meta); err != nil {
-		return err
-	}
+	return v.metadata(doc, "metadata", meta)
+}
+
+// record records an object whose metadata was checked and reports a second definition of the
+// same one.
+func (s *builder) record(doc *document, kind string, meta *metav1.ObjectMeta) error {
 	key := kind + " " + meta.Namespace + "/" + meta.Name
 	if first, ok := s.defined[key]; ok {
 		return fmt.Errorf("%s: %s %s is already defined in %s", doc.where(), kind, first.qualifiedName(), first.where())
 	}
 	s.defined[key] = doc
 	return nil
+}
+
+// checkPod defaults and checks a Pod on its own, as add does the other objects: a large input
+// is mostly Pods, and this is most of the work of adding one, which only its record in the
+// builder's definitions has to wait for.
+func checkPod(v *validator, doc *document, p *corev1.Pod) error {
+	namespaced(doc, &p.ObjectMeta)
+	if err := defaultPodSpec(doc, "spec", &p.Spec); err != nil {
+		return err
+	}
+	if err := v.podSpec(doc, "spec", &p.Spec); err != nil {
+		return err
+	}
+	return checkMetadata(v, doc, "Pod", &p.ObjectMeta)
 }
 
 // namespaced defaults the namespace as the API server does and keeps the document in step.
@@ -125,14 +165,7 @@ func (s *builder) add(e entry) error {
 	doc, b := e.doc, s.b
 	switch o := e.obj.(type) {
 	case *corev1.Pod:
-		namespaced(doc, &o.ObjectMeta)
-		if err := defaultPodSpec(doc, "spec", &o.Spec); err != nil {
-			return err
-		}
-		if err := s.v.podSpec(doc, "spec", &o.Spec); err != nil {
-			return err
-		}
-		return s.define(doc, "Pod", &o.ObjectMeta)
+		return s.record(doc, "Pod", &o.ObjectMeta) // checked by checkPod
 	case *appsv1.Deployment:
 		if err := checkReplicas(doc, "spec.replicas", o.Spec.Replicas); err != nil {
 			return err

@@ -145,6 +145,8 @@ func isList(apiVersion, kind string) bool {
 // decoder turns documents into typed objects, collecting warnings.
 type decoder struct {
 	warnings *warnings
+	// fastPods, when set, decodes Pods faster.
+	fastPods *fastPods
 }
 
 func (d *decoder) warnf(format string, args ...any) {
@@ -201,6 +203,11 @@ func builtin[T any](d *decoder, doc *document, version string) (any, error) {
 // fields T does not have. Field names are case-sensitive, as for the API server: a field
 // spelt otherwise is unknown, and ignored.
 func decodeTyped[T any](d *decoder, doc *document) (*T, error) {
+	if _, pod := any((*T)(nil)).(*corev1.Pod); pod {
+		if p, ok := d.fastPods.decode(doc.raw); ok {
+			return any(p).(*T), nil
+		}
+	}
 	obj := new(T)
 	strict, err := sigsjson.UnmarshalStrict(doc.raw, obj, sigsjson.DisallowUnknownFields)
 	if err != nil {

@@ -14,8 +14,11 @@ import (
 // appendNodeClaim appends nc's JSON, the bytes encoding/json marshals, or reports false for
 // what it leaves to encoding/json: a price that is not a finite number (an error there) and a
 // taint's timeAdded. A large plan is mostly new nodes, and reflecting over each one (sorting
-// its label map through reflect values) was most of the time spent writing it.
-func appendNodeClaim(b []byte, nc *scheduling.NodeClaim) ([]byte, bool) {
+// its label map through reflect values) was most of the time spent writing it. With
+// indent set, nc is written as json.MarshalIndent writes it (two spaces an indent), as an
+// element depth levels deep, without the line break and indentation before it: indenting the
+// compact JSON again took longer than writing it.
+func appendNodeClaim(b []byte, nc *scheduling.NodeClaim, indent bool, depth int) ([]byte, bool) {
 	if math.IsInf(nc.Price, 0) || math.IsNaN(nc.Price) {
 		return b, false
 	}
@@ -26,39 +29,173 @@ func appendNodeClaim(b []byte, nc *scheduling.NodeClaim) ([]byte, bool) {
 			}
 		}
 	}
-	b = append(b, `{"name":`...)
-	b = appendJSONString(b, nc.Name)
-	b = append(b, `,"nodePool":`...)
-	b = appendJSONString(b, nc.NodePool)
-	b = append(b, `,"instanceType":`...)
-	b = appendJSONString(b, nc.InstanceType)
-	b = append(b, `,"zone":`...)
-	b = appendJSONString(b, nc.Zone)
-	b = append(b, `,"capacityType":`...)
-	b = appendJSONString(b, nc.CapacityType)
-	b = append(b, `,"price":`...)
-	b = appendJSONFloat(b, nc.Price)
-	b = append(b, `,"instanceTypeOptions":`...)
-	b = appendJSONStrings(b, nc.InstanceTypeOptions)
-	b = append(b, `,"labels":`...)
-	b = appendJSONLabels(b, nc.Labels)
-	b = append(b, `,"taints":`...)
-	b = appendJSONTaints(b, nc.Taints)
+	o := jsonAppender{b: b, indent: indent, depth: depth}
+	o.open('{')
+	o.key("name")
+	o.string(nc.Name)
+	o.key("nodePool")
+	o.string(nc.NodePool)
+	o.key("instanceType")
+	o.string(nc.InstanceType)
+	o.key("zone")
+	o.string(nc.Zone)
+	o.key("capacityType")
+	o.string(nc.CapacityType)
+	o.key("price")
+	o.b = appendJSONFloat(o.b, nc.Price)
+	o.key("instanceTypeOptions")
+	o.strings(nc.InstanceTypeOptions)
+	o.key("labels")
+	o.labels(nc.Labels)
+	o.key("taints")
+	o.taints(nc.Taints)
 	if len(nc.StartupTaints) > 0 {
-		b = append(b, `,"startupTaints":`...)
-		b = appendJSONTaints(b, nc.StartupTaints)
+		o.key("startupTaints")
+		o.taints(nc.StartupTaints)
 	}
-	b = append(b, `,"capacity":`...)
-	b = appendJSONResources(b, nc.Capacity)
-	b = append(b, `,"allocatable":`...)
-	b = appendJSONResources(b, nc.Allocatable)
-	b = append(b, `,"pods":`...)
-	b = appendJSONStrings(b, nc.Pods)
+	o.key("capacity")
+	o.resources(nc.Capacity)
+	o.key("allocatable")
+	o.resources(nc.Allocatable)
+	o.key("pods")
+	o.strings(nc.Pods)
 	if len(nc.Notes) > 0 {
-		b = append(b, `,"notes":`...)
-		b = appendJSONStrings(b, nc.Notes)
+		o.key("notes")
+		o.strings(nc.Notes)
 	}
-	return append(b, '}'), true
+	o.close('}')
+	return o.b, true
+}
+
+// jsonAppender appends JSON as json.Marshal writes it or, with indent, as json.MarshalIndent
+// does with no prefix and two spaces: a line per member or element, "key": value, and empty
+// objects and lists kept as {} and [].
+type jsonAppender struct {
+	b      []byte
+	indent bool
+	depth  int
+	// empty is set while the innermost open object or list has no member yet.
+	empty bool
+}
+
+func (o *jsonAppender) open(c byte) {
+	o.b = append(o.b, c)
+	o.depth++
+	o.empty = true
+}
+
+func (o *jsonAppender) close(c byte) {
+	o.depth--
+	if !o.empty {
+		o.newline()
+	}
+	o.b = append(o.b, c)
+	o.empty = false // the object or list just closed is a member of the one around it
+}
+
+// item starts a member or element.
+func (o *jsonAppender) item() {
+	if !o.empty {
+		o.b = append(o.b, ',')
+	}
+	o.empty = false
+	o.newline()
+}
+
+func (o *jsonAppender) newline() {
+	if o.indent {
+		o.b = append(o.b, newline(o.depth)...)
+	}
+}
+
+func (o *jsonAppender) key(k string) {
+	o.item()
+	o.b = appendJSONString(o.b, k)
+	if o.indent {
+		o.b = append(o.b, ": "...)
+	} else {
+		o.b = append(o.b, ':')
+	}
+}
+
+func (o *jsonAppender) string(s string) { o.b = appendJSONString(o.b, s) }
+
+// strings appends a string list; nil is null.
+func (o *jsonAppender) strings(list []string) {
+	if list == nil {
+		o.b = append(o.b, "null"...)
+		return
+	}
+	o.open('[')
+	for _, s := range list {
+		o.item()
+		o.string(s)
+	}
+	o.close(']')
+}
+
+// labels appends a string map, keys sorted; nil is null.
+func (o *jsonAppender) labels(labels map[string]string) {
+	if labels == nil {
+		o.b = append(o.b, "null"...)
+		return
+	}
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	o.open('{')
+	for _, k := range keys {
+		o.key(k)
+		o.string(labels[k])
+	}
+	o.close('}')
+}
+
+// taints appends taints without timeAdded; nil is null.
+func (o *jsonAppender) taints(taints []corev1.Taint) {
+	if taints == nil {
+		o.b = append(o.b, "null"...)
+		return
+	}
+	o.open('[')
+	for _, t := range taints {
+		o.item()
+		o.open('{')
+		o.key("key")
+		o.string(t.Key)
+		if t.Value != "" {
+			o.key("value")
+			o.string(t.Value)
+		}
+		o.key("effect")
+		o.string(string(t.Effect))
+		o.close('}')
+	}
+	o.close(']')
+}
+
+// resources appends a resource list, names sorted, each quantity as its own MarshalJSON
+// writes it; nil is null.
+func (o *jsonAppender) resources(list corev1.ResourceList) {
+	if list == nil {
+		o.b = append(o.b, "null"...)
+		return
+	}
+	names := make([]string, 0, len(list))
+	for name := range list {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	o.open('{')
+	for _, name := range names {
+		o.key(name)
+		q := list[corev1.ResourceName(name)]
+		data, _ := q.MarshalJSON() // never fails
+		o.b = append(o.b, data...)
+	}
+	o.close('}')
 }
 
 // appendJSONString appends s as encoding/json quotes it (HTML characters, control characters,
@@ -100,89 +237,4 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
-}
-
-// appendJSONStrings appends a string list; nil is null.
-func appendJSONStrings(b []byte, list []string) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
-	return append(b, ']')
-}
-
-// appendJSONLabels appends a string map, keys sorted; nil is null.
-func appendJSONLabels(b []byte, labels map[string]string) []byte {
-	if labels == nil {
-		return append(b, "null"...)
-	}
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, k)
-		b = append(b, ':')
-		b = appendJSONString(b, labels[k])
-	}
-	return append(b, '}')
-}
-
-// appendJSONTaints appends taints without timeAdded; nil is null.
-func appendJSONTaints(b []byte, taints []corev1.Taint) []byte {
-	if taints == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, t := range taints {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"key":`...)
-		b = appendJSONString(b, t.Key)
-		if t.Value != "" {
-			b = append(b, `,"value":`...)
-			b = appendJSONString(b, t.Value)
-		}
-		b = append(b, `,"effect":`...)
-		b = appendJSONString(b, string(t.Effect))
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-// appendJSONResources appends a resource list, names sorted, each quantity as its own
-// MarshalJSON writes it; nil is null.
-func appendJSONResources(b []byte, list corev1.ResourceList) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	names := make([]string, 0, len(list))
-	for name := range list {
-		names = append(names, string(name))
-	}
-	slices.Sort(names)
-	b = append(b, '{')
-	for i, name := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, name)
-		b = append(b, ':')
-		q := list[corev1.ResourceName(name)]
-		data, _ := q.MarshalJSON() // never fails
-		b = append(b, data...)
-	}
-	return append(b, '}')
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -68,9 +69,17 @@ func TestAppendNodeClaimIsMarshal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want, err := json.Marshal(nc)
 			require.NoError(t, err)
-			got, ok := appendNodeClaim([]byte("prefix"), &nc)
+			got, ok := appendNodeClaim([]byte("prefix"), &nc, false, 0)
 			require.True(t, ok)
 			require.Equal(t, "prefix"+string(want), string(got))
+			// Indented as an element depth levels deep, as json.MarshalIndent writes it there.
+			for _, depth := range []int{0, 1, 2, 7, 20} {
+				var indented bytes.Buffer
+				require.NoError(t, json.Indent(&indented, want, strings.Repeat("  ", depth), "  "))
+				got, ok := appendNodeClaim([]byte("prefix"), &nc, true, depth)
+				require.True(t, ok)
+				require.Equal(t, "prefix"+indented.String(), string(got), "depth %d", depth)
+			}
 		})
 	}
 	declined := map[string]scheduling.NodeClaim{
@@ -82,9 +91,11 @@ func TestAppendNodeClaimIsMarshal(t *testing.T) {
 	}
 	for name, nc := range declined {
 		t.Run(name, func(t *testing.T) {
-			got, ok := appendNodeClaim([]byte("prefix"), &nc)
-			require.False(t, ok)
-			require.Equal(t, "prefix", string(got))
+			for _, indent := range []bool{false, true} {
+				got, ok := appendNodeClaim([]byte("prefix"), &nc, indent, 2)
+				require.False(t, ok)
+				require.Equal(t, "prefix", string(got))
+			}
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -62,23 +63,14 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 	}
 	ind.write(shell[:at])
 	// The placeholder opens the new-node list, so each node starts one level deeper at a new
-	// line and ends back there: a batch can be indented on its own, by the worker that
-	// marshals it, from the state the first node finds (the list just opened) or the one
-	// every later node finds (after a node). Otherwise the nodes are indented here, in order.
-	first := *ind
-	first.w = nil
+	// line and ends back there: workers write batches of nodes already indented, and the
+	// batches are written in order. Otherwise the nodes' compact JSON is indented here.
 	apart := ind.needIndent && !ind.inString
-	after := indenter{depth: ind.depth + 1}
-	const batch = 64
+	depth := ind.depth + 1 // of each node
+	const batch = 32
 	workers := runtime.GOMAXPROCS(0)
-	window := make([]bytes.Buffer, workers*4) // batches marshalled together, written in order
+	window := make([][]byte, workers*4) // batches written together, then written out in order
 	errs := make([]error, len(window))
-	// Each worker keeps its compact JSON and its writer into the window from batch to batch.
-	type scratch struct {
-		compact bytes.Buffer
-		bw      *bufio.Writer
-	}
-	scratches := make([]scratch, workers)
 	for start := 0; start < len(claims); start += batch * len(window) {
 		next := make(chan int, len(window))
 		n := 0
@@ -91,45 +83,11 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 		}
 		close(next)
 		var wg sync.WaitGroup
-		for w := range min(workers, n) {
+		for range min(workers, n) {
 			wg.Go(func() {
-				compact := &scratches[w].compact
 				for b := range next {
-					buf := &window[b]
-					buf.Reset()
-					if apart {
-						compact.Reset()
-						buf = compact
-					}
-					enc := json.NewEncoder(buf) // as json.Marshal, plus a newline to drop
 					from := start + b*batch
-					for i := from; i < min(from+batch, len(claims)); i++ {
-						if i > 0 {
-							buf.WriteByte(',')
-						}
-						if data, ok := appendNodeClaim(buf.AvailableBuffer(), &claims[i]); ok {
-							buf.Write(data)
-							continue
-						}
-						if errs[b] = enc.Encode(claims[i]); errs[b] != nil {
-							break
-						}
-						buf.Truncate(buf.Len() - 1)
-					}
-					if apart && errs[b] == nil {
-						if scratches[w].bw == nil {
-							scratches[w].bw = bufio.NewWriterSize(&window[b], 64<<10)
-						}
-						bw := scratches[w].bw
-						bw.Reset(&window[b])
-						bi := after
-						if from == 0 {
-							bi = first
-						}
-						bi.w = bw
-						bi.write(compact.Bytes())
-						bw.Flush()
-					}
+					window[b], errs[b] = appendNodeClaims(window[b][:0], claims[from:min(from+batch, len(claims))], from == 0, apart, depth)
 				}
 			})
 		}
@@ -139,17 +97,54 @@ func writePlan(ind *indenter, doc PlanDocument) error {
 				return errs[b]
 			}
 			if apart {
-				ind.w.Write(window[b].Bytes())
+				ind.w.Write(window[b])
 			} else {
-				ind.write(window[b].Bytes())
+				ind.write(window[b])
 			}
 		}
 	}
 	if apart {
-		*ind = indenter{w: ind.w, depth: after.depth}
+		*ind = indenter{w: ind.w, depth: depth}
 	}
 	ind.write(shell[at+len(mark):])
 	return nil
+}
+
+// appendNodeClaims appends the JSON of consecutive new nodes of the plan's list, first among
+// them if the list starts with them: indented as nodes depth levels deep with each one's line
+// break and indentation before it when indent is set, else compact.
+func appendNodeClaims(b []byte, claims []scheduling.NodeClaim, first, indent bool, depth int) ([]byte, error) {
+	for i := range claims {
+		if i > 0 || !first {
+			b = append(b, ',')
+		}
+		if indent {
+			b = append(b, newline(depth)...)
+		}
+		if data, ok := appendNodeClaim(b, &claims[i], indent, depth); ok {
+			if i == 0 {
+				// Room for the batch, if its nodes are about as long as the first, so that
+				// the buffer is not copied as it grows.
+				data = slices.Grow(data, (len(data)-len(b))*len(claims)*5/4)
+			}
+			b = data
+			continue
+		}
+		data, err := json.Marshal(claims[i])
+		if err != nil {
+			return b, err
+		}
+		if !indent {
+			b = append(b, data...)
+			continue
+		}
+		var out bytes.Buffer
+		if err := json.Indent(&out, data, strings.Repeat("  ", depth), "  "); err != nil {
+			return b, err
+		}
+		b = append(b, out.Bytes()...)
+	}
+	return b, nil
 }
 
 // indenter writes compact JSON (as json.Marshal makes it) indented as json.Indent does with
@@ -164,14 +159,15 @@ type indenter struct {
 }
 
 func (ind *indenter) newline() {
-	if ind.depth < len(newlines) {
-		ind.w.WriteString(newlines[ind.depth]) // one write per line, not one per level
-		return
+	ind.w.WriteString(newline(ind.depth)) // one write per line, not one per level
+}
+
+// newline returns a line break and the indentation of depth.
+func newline(depth int) string {
+	if depth < len(newlines) {
+		return newlines[depth]
 	}
-	ind.w.WriteByte('\n')
-	for range ind.depth {
-		ind.w.WriteString("  ")
-	}
+	return "\n" + strings.Repeat("  ", depth)
 }
 
 // newlines[d] is a newline and the indentation of depth d.

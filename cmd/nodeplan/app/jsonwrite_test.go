@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -52,17 +56,24 @@ func TestWriteJSONIsMarshalIndent(t *testing.T) {
 	res, err := Plan(Config{Paths: []string{"-"}, Stdin: strings.NewReader(manyNodes())}, scheduling.Options{})
 	require.NoError(t, err)
 	require.Greater(t, len(res.Plan.NodeClaims), 256, "enough new nodes for several windows of batches")
-	doc := NewPlanDocument(res.Plan)
-	want, err := json.MarshalIndent(doc, "", "  ")
-	require.NoError(t, err)
-	want = append(want, '\n')
-	for _, procs := range []int{1, 2, 3, 8} {
-		prev := runtime.GOMAXPROCS(procs)
-		var buf bytes.Buffer
-		err := WriteJSON(&buf, doc)
-		runtime.GOMAXPROCS(prev)
+	// Some nodes encoding/json writes itself: the first, one in the first batch and one later.
+	timed := NewPlanDocument(res.Plan)
+	timed.NodeClaims = slices.Clone(timed.NodeClaims)
+	for _, i := range []int{0, 5, 200} {
+		timed.NodeClaims[i].StartupTaints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule, TimeAdded: &metav1.Time{Time: time.Unix(1e9, 0).UTC()}}}
+	}
+	for _, doc := range []PlanDocument{NewPlanDocument(res.Plan), timed} {
+		want, err := json.MarshalIndent(doc, "", "  ")
 		require.NoError(t, err)
-		require.True(t, bytes.Equal(want, buf.Bytes()), "GOMAXPROCS=%d: WriteJSON differs from json.MarshalIndent", procs)
+		want = append(want, '\n')
+		for _, procs := range []int{1, 2, 3, 8} {
+			prev := runtime.GOMAXPROCS(procs)
+			var buf bytes.Buffer
+			err := WriteJSON(&buf, doc)
+			runtime.GOMAXPROCS(prev)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(want, buf.Bytes()), "GOMAXPROCS=%d: WriteJSON differs from json.MarshalIndent", procs)
+		}
 	}
 	for _, v := range []any{NewPlanDocument(scheduling.Plan{}), map[string]any{"a": []any{}, "b": map[string]any{}, "c": "q\"\\<>&\u2028", "d": []int{1, 2}}} {
 		want, err := json.MarshalIndent(v, "", "  ")
