@@ -390,16 +390,9 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 		}
 		known = func(name string) bool { return names[name] }
 	}
-	runningPods := map[string]bool{}
-	for _, en := range c.in.ExistingNodes {
-		if en == nil || en.Node == nil || (len(change.Evict) == 0 && len(change.RemovePods) == 0) {
-			continue
-		}
-		for _, p := range en.Pods {
-			if p != nil {
-				runningPods[podKey(p)] = true
-			}
-		}
+	var running func(key string) bool
+	if len(change.Evict) > 0 || len(change.RemovePods) > 0 {
+		running = c.runningPods()
 	}
 	for _, list := range [][]string{change.RemoveNodes, change.Cordon, change.Initialize} {
 		for _, name := range list {
@@ -409,7 +402,7 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 		}
 	}
 	for _, k := range change.Evict {
-		if !runningPods[k] {
+		if !running(k) {
 			return Input{}, 0, fmt.Errorf("change: pod %s does not run on any node of the cluster", k)
 		}
 	}
@@ -422,7 +415,7 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 				pending = append(pending, p)
 			}
 		}
-		if err := allKnown(change.RemovePods, runningPods, c.in.Pods); err != nil {
+		if err := allKnown(change.RemovePods, running, c.in.Pods); err != nil {
 			return Input{}, 0, err
 		}
 	}
@@ -435,7 +428,7 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 	}
 	var marks []nodeMark
 	if b := c.base(); b != nil {
-		marks = b.marks(change)
+		marks = b.marks(change, leaving)
 	}
 	// is reports whether the change marks node i (named name) so: by position with a base,
 	// else by name.
@@ -458,7 +451,10 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 			}
 			continue
 		}
-		loses := evictsFrom(en, leaving)
+		loses := is(i, name, markLoses, nil)
+		if marks == nil {
+			loses = evictsFrom(en, leaving)
+		}
 		isCordoned, isReady := is(i, name, markCordoned, cordoned), is(i, name, markReady, ready)
 		if !isCordoned && !loses && !isReady {
 			in.ExistingNodes = append(in.ExistingNodes, en) // unchanged: its conversion is reused
@@ -493,8 +489,31 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 	return in, fresh, nil
 }
 
+// runningPods returns whether a pod (namespace/name) runs on a node of the cluster.
+func (c *Cluster) runningPods() func(key string) bool {
+	if b := c.base(); b != nil {
+		hosts := b.podHosts()
+		return func(key string) bool {
+			_, ok := hosts[key]
+			return ok
+		}
+	}
+	keys := map[string]bool{}
+	for _, en := range c.in.ExistingNodes {
+		if en == nil || en.Node == nil {
+			continue
+		}
+		for _, p := range en.Pods {
+			if p != nil {
+				keys[podKey(p)] = true
+			}
+		}
+	}
+	return func(key string) bool { return keys[key] }
+}
+
 // allKnown checks that every pod a change removes is pending or runs on a node.
-func allKnown(keys []string, running map[string]bool, pending []*corev1.Pod) error {
+func allKnown(keys []string, running func(key string) bool, pending []*corev1.Pod) error {
 	isPending := make(map[string]bool, len(pending))
 	for _, p := range pending {
 		if p != nil {
@@ -502,7 +521,7 @@ func allKnown(keys []string, running map[string]bool, pending []*corev1.Pod) err
 		}
 	}
 	for _, k := range keys {
-		if !running[k] && !isPending[k] {
+		if !running(k) && !isPending[k] {
 			return fmt.Errorf("change: pod %s is neither pending nor running on a node of the cluster", k)
 		}
 	}
@@ -534,8 +553,8 @@ func displaced(in Input, change Change, marks []nodeMark) []*corev1.Pod {
 	}
 	var out []*corev1.Pod
 	for i, en := range in.ExistingNodes {
-		if len(evicted) == 0 && marks != nil && marks[i]&markRemoved == 0 {
-			continue // nothing to read on a node the change leaves
+		if marks != nil && marks[i]&(markRemoved|markLoses) == 0 {
+			continue // nothing to read on a node that neither goes nor loses a pod
 		}
 		if en == nil || en.Node == nil || (!isRemoved(i, en) && len(evicted) == 0) {
 			continue

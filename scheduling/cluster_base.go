@@ -3,6 +3,7 @@ package scheduling
 import (
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/nodeplan/nodeplan/internal/freeindex"
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -28,6 +29,32 @@ type base struct {
 	// rank in free: shared by every solve (copied before one writes), never written.
 	nodes []*existingNode
 	free  *freeindex.Index
+	// inputNodes are the Cluster's ExistingNodes.
+	inputNodes []*ExistingNode
+	// hosts maps each running pod (namespace/name) to the positions of the nodes listing it,
+	// for changes that evict or remove pods; worked out when first asked for (clones ask
+	// concurrently, hence the Once).
+	hostsOnce sync.Once
+	hosts     map[string][]int
+}
+
+// podHosts returns hosts.
+func (b *base) podHosts() map[string][]int {
+	b.hostsOnce.Do(func() {
+		b.hosts = map[string][]int{}
+		for i, en := range b.inputNodes {
+			for _, p := range en.Pods {
+				if p == nil {
+					continue
+				}
+				k := podKey(p)
+				if at := b.hosts[k]; len(at) == 0 || at[len(at)-1] != i {
+					b.hosts[k] = append(at, i)
+				}
+			}
+		}
+	})
+	return b.hosts
 }
 
 // nodeDelta is how a change's input differs from its Cluster's in the existing nodes, by
@@ -51,10 +78,13 @@ const (
 	markRemoved nodeMark = 1 << iota
 	markCordoned
 	markReady
+	// markLoses is a node running a pod that leaves (evicted or removed).
+	markLoses
 )
 
-// marks returns the change's marks; the change names only nodes of the Cluster.
-func (b *base) marks(change Change) []nodeMark {
+// marks returns the change's marks, leaving being the pods that leave their nodes; the change
+// names only nodes of the Cluster.
+func (b *base) marks(change Change, leaving map[string]bool) []nodeMark {
 	marks := make([]nodeMark, len(b.rank))
 	for _, set := range []struct {
 		names []string
@@ -62,6 +92,14 @@ func (b *base) marks(change Change) []nodeMark {
 	}{{change.RemoveNodes, markRemoved}, {change.Cordon, markCordoned}, {change.Initialize, markReady}} {
 		for _, name := range set.names {
 			marks[b.index[name]] |= set.mark
+		}
+	}
+	if len(leaving) > 0 {
+		hosts := b.podHosts()
+		for k := range leaving {
+			for _, i := range hosts[k] {
+				marks[i] |= markLoses
+			}
 		}
 	}
 	return marks
@@ -92,7 +130,8 @@ func (c *Cluster) base() *base {
 }
 
 func newBase(in Input, prep *prepared) *base {
-	b := &base{index: make(map[string]int, len(in.ExistingNodes)), used: make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames))}
+	b := &base{index: make(map[string]int, len(in.ExistingNodes)), used: make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames)),
+		inputNodes: in.ExistingNodes}
 	order := make([]*existingNode, len(in.ExistingNodes))
 	for i, en := range in.ExistingNodes {
 		if en == nil || en.Node == nil || en.Node.Name == "" {

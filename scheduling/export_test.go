@@ -3,8 +3,10 @@ package scheduling
 import "slices"
 
 // SimulateFresh is Simulate worked out from scratch, the oracle of the Cluster's shortcuts:
-// the changed input prepared anew and solved without the Cluster's base.
+// the input changed by name (without the Cluster's base), prepared anew and solved without
+// the base.
 func SimulateFresh(c *Cluster, change Change, opts Options) (Plan, error) {
+	c = &Cluster{in: c.in, prep: c.prep, baseBuilt: true} // no base
 	in, _, err := c.changed(change)
 	if err != nil {
 		return Plan{}, err
