@@ -210,10 +210,10 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 				for c := range prices {
 					prices[c] = -1
 				}
-				kinds = append(kinds, bound.Kind{Type: t.it.Name, Room: t.room, Price: cp.price, ClassPrices: prices})
+				kinds = append(kinds, bound.Kind{Type: t.InstanceType.Name, Room: t.Room, Price: cp.price, ClassPrices: prices})
 			}
 			for c, class := range classes {
-				if !tolerated[c] || !class.smallest.Fits(t.room) {
+				if !tolerated[c] || !class.smallest.Fits(t.Room) {
 					continue
 				}
 				alts = alts[:0]
@@ -273,7 +273,7 @@ func (s *solver) reservedRoom() resources.Vector {
 		if o.ReservationCapacity <= 0 {
 			return
 		}
-		room := t.room.Clone()
+		room := t.Room.Clone()
 		for i := range room {
 			room[i] = max(room[i], 0) * int64(o.ReservationCapacity)
 		}

@@ -17,19 +17,19 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 	zero := make(resources.Vector, s.dims.Len())
 	var fitting []*typeOption
 	for _, t := range compatible {
-		if resources.FitsSum(zero, p.requests, t.room) {
+		if resources.FitsSum(zero, p.requests, t.Room) {
 			fitting = append(fitting, t)
 		}
 	}
 	if len(fitting) > 0 {
 		smallest := fitting[0]
 		for _, t := range fitting[1:] {
-			if t.capacity[resources.CPU] < smallest.capacity[resources.CPU] {
+			if t.Capacity[resources.CPU] < smallest.Capacity[resources.CPU] {
 				smallest = t
 			}
 		}
 		return reject(true, ConstraintLimits, checkOptions, "limits %s leave no room for a node that fits the pod (%s; the smallest type that fits, %s, has %s)",
-			pool.limits.String(), pool.limits.Taken(), smallest.it.Name, pool.limits.Capacity(smallest.capacity))
+			pool.limits.String(), pool.limits.Taken(), smallest.InstanceType.Name, pool.limits.Capacity(smallest.Capacity))
 	}
 	// Name the first resource no compatible type has room for, with the largest room seen.
 	for i := 0; i < s.dims.Len(); i++ {
@@ -39,8 +39,8 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 		}
 		var largest int64 = -1
 		for _, t := range compatible {
-			if t.room[i] > largest {
-				largest = t.room[i]
+			if t.Room[i] > largest {
+				largest = t.Room[i]
 			}
 		}
 		if largest < want {
@@ -48,7 +48,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 			wantQ, largestQ := resources.Quantity(name, want), resources.Quantity(name, max(largest, 0))
 			daemons := ""
 			for _, t := range compatible {
-				if t.daemons[i] > 0 {
+				if t.Daemons[i] > 0 {
 					daemons = ", after daemon overhead"
 					break
 				}

@@ -44,7 +44,7 @@ func (n *newNode) growsWell(room resources.Vector, price float64, v resources.Ve
 	if n.unbounded || len(n.byPrice) == 0 || price <= n.price {
 		return true
 	}
-	return copyCost(price+fixed, room, v) <= growthSlack*copyCost(n.price+fixed, n.byPrice[0].room, v)
+	return copyCost(price+fixed, room, v) <= growthSlack*copyCost(n.price+fixed, n.byPrice[0].Room, v)
 }
 
 // withPod returns the node's requests plus p's, in the solver's scratch vector.
@@ -60,8 +60,8 @@ func (s *solver) withPod(n *newNode, p *podInfo) resources.Vector {
 func (s *solver) affordable(n *newNode, p *podInfo) bool {
 	v := s.withPod(n, p)
 	for i, t := range n.byPrice {
-		if v.Fits(t.room) {
-			return n.growsWell(t.room, n.byPriceVal[i], v, s.nodeCost) || n.byPriceVal[i]-n.price <= s.aloneCost(p)+s.nodeCost
+		if v.Fits(t.Room) {
+			return n.growsWell(t.Room, n.byPriceVal[i], v, s.nodeCost) || n.byPriceVal[i]-n.price <= s.aloneCost(p)+s.nodeCost
 		}
 	}
 	return false
@@ -79,7 +79,7 @@ func (s *solver) aloneCost(p *podInfo) float64 {
 			continue
 		}
 		for _, t := range pool.types {
-			if t.cheapest >= best || !p.requests.Fits(t.room) {
+			if t.Cheapest >= best || !p.requests.Fits(t.Room) {
 				continue
 			}
 			if price := hostPrice(pool, t, p.effective()); price >= 0 && price < best {
@@ -98,7 +98,7 @@ func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requireme
 		return false
 	}
 	v := s.withPod(n, p)
-	return n.growsWell(c.option.room, c.offering.Price, v, s.nodeCost) || c.offering.Price-n.price <= s.aloneCost(p)+s.nodeCost
+	return n.growsWell(c.option.Room, c.offering.Price, v, s.nodeCost) || c.offering.Price-n.price <= s.aloneCost(p)+s.nodeCost
 }
 
 // free is the room a pod can expect on the node: the most room among the options the node
@@ -108,7 +108,7 @@ func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
 	clear(f)
 	if n.unbounded || len(n.byPrice) == 0 {
 		for _, t := range n.byPrice {
-			f.Max(t.room)
+			f.Max(t.Room)
 		}
 		f.Sub(n.used)
 		return f
@@ -119,14 +119,14 @@ func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
 	// options, mostly the largest, come first: once one of them may be grown into, the
 	// cheaper ones mostly fit within it and cost a comparison each, not a price per copy.
 	// The maximum is the same in any order.
-	limit := growthSlack * copyCost(n.price+fixed, n.byPrice[0].room, n.used)
+	limit := growthSlack * copyCost(n.price+fixed, n.byPrice[0].Room, n.used)
 	for i := len(n.byPrice) - 1; i >= 0; i-- {
 		t := n.byPrice[i]
-		if t.room.Fits(f) {
+		if t.Room.Fits(f) {
 			continue
 		}
-		if price := n.byPriceVal[i]; price <= n.price || copyCost(price+fixed, t.room, n.used) <= limit {
-			f.Max(t.room)
+		if price := n.byPriceVal[i]; price <= n.price || copyCost(price+fixed, t.Room, n.used) <= limit {
+			f.Max(t.Room)
 		}
 	}
 	f.Sub(n.used)
@@ -143,13 +143,13 @@ func (n *newNode) cheapestAmong(options []*typeOption, reqs requirements.Require
 	}
 	in := n.pool.scratch // all false between uses
 	for _, t := range options {
-		in[t.index] = true
+		in[t.Index] = true
 	}
 	var best choice
 	found := false
 	f := typeindex.OfferingFilter(n.pool.typeIndex, reqs)
 	for i, t := range n.byPrice {
-		if !in[t.index] {
+		if !in[t.Index] {
 			continue
 		}
 		if found && n.byPriceVal[i] != best.offering.Price {
@@ -161,7 +161,7 @@ func (n *newNode) cheapestAmong(options []*typeOption, reqs requirements.Require
 		}
 	}
 	for _, t := range options {
-		in[t.index] = false
+		in[t.Index] = false
 	}
 	return best, found
 }

@@ -260,7 +260,7 @@ func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, r
 	fit := (*buf)[:0]
 	f := pool.typeIndex.Compile(reqs, scratch)
 	for _, t := range types {
-		if used.Fits(t.room) && f.Allows(&t.Type) {
+		if used.Fits(t.Room) && f.Allows(&t.Type) {
 			fit = append(fit, t)
 		}
 	}
@@ -316,7 +316,7 @@ func groupKinds(pool *poolState, reqs requirements.Requirements, group string, t
 	f := pool.typeIndex.Compile(reqs, scratch)
 	kinds := binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
 	for i, t := range types {
-		kinds.Rooms[i] = t.room
+		kinds.Rooms[i] = t.Room
 		kinds.Prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
 	}
 	pool.memos.kinds.put(key, kinds)

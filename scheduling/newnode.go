@@ -140,17 +140,17 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.limits.Set()
 	keep := func(t *typeOption) bool {
 		for k, d := range dims {
-			if need[k] > t.room[d] {
+			if need[k] > t.Room[d] {
 				return false
 			}
 		}
-		if checkAttach && !attach.Fits(p.volumes.Claims, t.it.VolumeAttachLimits) {
+		if checkAttach && !attach.Fits(p.volumes.Claims, t.InstanceType.VolumeAttachLimits) {
 			return false
 		}
 		if reqsChanged && !f.Allows(&t.Type) {
 			return false
 		}
-		return !checkLimits || pool.limits.FitsWith(t.capacity, reserved)
+		return !checkLimits || pool.limits.FitsWith(t.Capacity, reserved)
 	}
 	// Each option is judged once; the verdicts wait in a scratch buffer while the result's
 	// size is not known.
@@ -290,7 +290,7 @@ func worse(a, b rejection) rejection {
 func maxRoom(options []*typeOption, dims *resources.Dims) resources.Vector {
 	out := make(resources.Vector, dims.Len())
 	for _, t := range options {
-		out.Max(t.room)
+		out.Max(t.Room)
 	}
 	return out
 }
@@ -298,7 +298,7 @@ func maxRoom(options []*typeOption, dims *resources.Dims) resources.Vector {
 func maxCapacity(options []*typeOption, dims *resources.Dims) resources.Vector {
 	out := make(resources.Vector, dims.Len())
 	for _, t := range options {
-		out.Max(t.capacity)
+		out.Max(t.Capacity)
 	}
 	return out
 }
@@ -452,7 +452,7 @@ type offerOptions struct{ options []*typeOption }
 
 func (o *offerOptions) AnyRuns(runs []bool) bool {
 	for _, t := range o.options {
-		if runs[t.index] {
+		if runs[t.Index] {
 			return true
 		}
 	}
@@ -464,7 +464,7 @@ func (o *offerOptions) Cheapest(reqs requirements.Requirements) (int, float64, b
 	if !found {
 		return 0, 0, false
 	}
-	return c.option.index, c.offering.Price, true
+	return c.option.Index, c.offering.Price, true
 }
 
 func (o *offerOptions) Narrow(reqs requirements.Requirements) {
@@ -472,7 +472,7 @@ func (o *offerOptions) Narrow(reqs requirements.Requirements) {
 }
 
 func (o *offerOptions) Keep(runs []bool, want bool) {
-	o.options = filterOptions(o.options, func(t *typeOption) bool { return runs[t.index] == want })
+	o.options = filterOptions(o.options, func(t *typeOption) bool { return runs[t.Index] == want })
 }
 
 // filterOptions returns the options keep accepts: options itself when it accepts all, else a

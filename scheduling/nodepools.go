@@ -68,15 +68,15 @@ type minValuesRule struct {
 // first.
 type typeOption struct {
 	typeindex.Type
-	// index is the type's position in its pool's types.
-	index int
-	it    *instancetype.InstanceType
-	// room is allocatable minus the requests of the pool's daemons on this type.
-	room     resources.Vector
-	capacity resources.Vector
-	daemons  resources.Vector
-	// cheapest is the price of the cheapest offering.
-	cheapest float64
+	// Index is the type's position in its pool's types.
+	Index        int
+	InstanceType *instancetype.InstanceType
+	// Room is allocatable minus the requests of the pool's daemons on this type.
+	Room     resources.Vector
+	Capacity resources.Vector
+	Daemons  resources.Vector
+	// Cheapest is the price of the cheapest offering.
+	Cheapest float64
 }
 
 func (p *poolState) allowUndefined(key string) bool { return p.definedKeys[key] }
@@ -101,9 +101,9 @@ func typeValues(seen map[string]bool, types []*typeOption, key string, r *requir
 				add(o.CapacityType)
 			}
 		case requirements.LabelInstanceType:
-			add(t.it.Name)
+			add(t.InstanceType.Name)
 		default:
-			if v, ok := t.it.Labels[key]; ok {
+			if v, ok := t.InstanceType.Labels[key]; ok {
 				add(v)
 			}
 		}
@@ -287,12 +287,12 @@ func newTypeOption(it *instancetype.InstanceType, poolReqs requirements.Requirem
 	it.AllocatableRoom(room, dims)
 	dims.Fill(capacity, it.Capacity)
 	return typeOption{
-		Type:     typeindex.Type{Name: it.Name, Reqs: reqs, Offerings: offerings},
-		it:       it,
-		room:     room,
-		capacity: capacity,
-		daemons:  daemons,
-		cheapest: offerings[0].Price,
+		Type:         typeindex.Type{Name: it.Name, Reqs: reqs, Offerings: offerings},
+		InstanceType: it,
+		Room:         room,
+		Capacity:     capacity,
+		Daemons:      daemons,
+		Cheapest:     offerings[0].Price,
 	}, true
 }
 
@@ -308,10 +308,10 @@ func compareTypeOptions(a, b typeOption) int {
 }
 
 func typeOptionLess(a, b *typeOption) bool {
-	if a.cheapest != b.cheapest {
-		return a.cheapest < b.cheapest
+	if a.Cheapest != b.Cheapest {
+		return a.Cheapest < b.Cheapest
 	}
-	return a.it.Name < b.it.Name
+	return a.InstanceType.Name < b.InstanceType.Name
 }
 
 // packTypes numbers the options in order and moves their rooms into one array, in that
@@ -323,8 +323,8 @@ func packTypes(block []typeOption, dims int) []*typeOption {
 	for i := range block {
 		t := &block[i]
 		room := rooms[i*dims : (i+1)*dims : (i+1)*dims]
-		copy(room, t.room)
-		t.room, t.index = room, i
+		copy(room, t.Room)
+		t.Room, t.Index = room, i
 		out[i] = t
 	}
 	return out
@@ -380,10 +380,10 @@ func (p *poolState) applyDaemons(t *typeOption, daemons []*daemonset.Template, d
 	reqs.AddAll(t.Reqs)
 	for _, d := range daemons {
 		if d.RunsOn(p.np.Taints, reqs, p.allowUndefined) {
-			t.daemons.Add(d.Requests)
+			t.Daemons.Add(d.Requests)
 		}
 	}
-	t.room.Sub(t.daemons)
+	t.Room.Sub(t.Daemons)
 }
 
 func poolDaemonPorts(p *poolState, daemons []*daemonset.Template) []hostport.Port {

@@ -196,7 +196,7 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 	if id := c.offering.ReservationID; id != "" {
 		reservationsLeft[id]--
 	}
-	it := c.option.it
+	it := c.option.InstanceType
 	labels := map[string]string{}
 	for k, v := range n.pool.np.Labels {
 		labels[k] = v
@@ -270,8 +270,8 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		Notes:               append([]string(nil), n.notes...),
 		Requirements:        withoutHostname(n.reqs),
 	}
-	if !c.option.daemons.IsZero() {
-		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", s.dims.Format(c.option.daemons)))
+	if !c.option.Daemons.IsZero() {
+		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", s.dims.Format(c.option.Daemons)))
 	}
 	return nc, true
 }
@@ -323,7 +323,7 @@ func (s *solver) optionNames(n *newNode, cache map[string][]string) []string {
 	options := make([]priced, 0, len(n.options))
 	for _, t := range n.options {
 		if price := typeindex.CheapestPrice(&t.Type, n.reqs); price >= 0 {
-			options = append(options, priced{t.it.Name, price})
+			options = append(options, priced{t.InstanceType.Name, price})
 		}
 	}
 	sort.Slice(options, func(i, j int) bool {

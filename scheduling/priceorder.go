@@ -31,7 +31,7 @@ func appendPriceOrderKey(b []byte, n *newNode) []byte {
 	start := len(b)
 	b = append(b, make([]byte, (types+7)/8)...)
 	for _, t := range n.options {
-		b[start+t.index/8] |= 1 << (t.index % 8)
+		b[start+t.Index/8] |= 1 << (t.Index % 8)
 	}
 	return appendRequirementsKey(b, n.pool, n.reqs)
 }
@@ -43,7 +43,7 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 	if !reqsChanged && n.byPrice != nil {
 		keep := n.pool.scratch
 		for _, t := range n.options {
-			keep[t.index] = true
+			keep[t.Index] = true
 		}
 		// Filter in place once the node owns its order; the first time, copy the shared one.
 		types, vals := n.byPrice[:0], n.byPriceVal[:0]
@@ -53,13 +53,13 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 			n.ownsPriceOrder = true
 		}
 		for i, t := range n.byPrice {
-			if keep[t.index] {
+			if keep[t.Index] {
 				types = append(types, t)
 				vals = append(vals, n.byPriceVal[i])
 			}
 		}
 		for _, t := range n.options {
-			keep[t.index] = false
+			keep[t.Index] = false
 		}
 		n.byPrice, n.byPriceVal = types, vals
 	} else if cached, ok := n.cachedPriceOrder(appendPriceOrderKey(keyBuf[:0], n)); ok {

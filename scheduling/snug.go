@@ -20,7 +20,7 @@ func (n *newNode) snug(out resources.Vector) resources.Vector {
 		clear(out)
 		return out
 	}
-	copy(out, n.byPrice[0].room)
+	copy(out, n.byPrice[0].Room)
 	for i, u := range n.used {
 		out[i] = max(out[i]-u, 0)
 	}

@@ -103,7 +103,7 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 				narrowed := reqs.Copy()
 				narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, value))
 				for _, o := range options {
-					if typeindex.Allows(&o.Type, narrowed) && p.requests.Fits(o.room) {
+					if typeindex.Allows(&o.Type, narrowed) && p.requests.Fits(o.Room) {
 						return true
 					}
 				}

@@ -107,7 +107,7 @@ func TestTypeFilterAgreesWithTypeAllows(t *testing.T) {
 				for _, typ := range pool.types {
 					want := typeindex.Allows(&typ.Type, reqs)
 					if got := f.Allows(&typ.Type); got != want {
-						t.Errorf("%s/%s/%s: %s: filter says %v, Allows %v", cname, pname, sname, typ.it.Name, got, want)
+						t.Errorf("%s/%s/%s: %s: filter says %v, Allows %v", cname, pname, sname, typ.InstanceType.Name, got, want)
 					}
 					if want {
 						allowed++
@@ -121,11 +121,11 @@ func TestTypeFilterAgreesWithTypeAllows(t *testing.T) {
 					}
 					of := typeindex.OfferingFilter(pool.typeIndex, reqs)
 					if got := of.CheapestOffering(&typ.Type); got != wantOffering {
-						t.Errorf("%s/%s/%s: %s: cheapest allowed offering %d, want %d", cname, pname, sname, typ.it.Name, got, wantOffering)
+						t.Errorf("%s/%s/%s: %s: cheapest allowed offering %d, want %d", cname, pname, sname, typ.InstanceType.Name, got, wantOffering)
 					}
 					for i, o := range typ.Offerings {
 						if got, want := of.OfferingAllowed(&typ.Type, i), instancetype.OfferingAllowed(o, reqs); got != want {
-							t.Errorf("%s/%s/%s: %s offering %d: allowed %v, want %v", cname, pname, sname, typ.it.Name, i, got, want)
+							t.Errorf("%s/%s/%s: %s offering %d: allowed %v, want %v", cname, pname, sname, typ.InstanceType.Name, i, got, want)
 						}
 					}
 				}
