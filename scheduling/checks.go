@@ -8,6 +8,7 @@ import (
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/taints"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -62,7 +63,7 @@ func (t target) taints() []corev1.Taint {
 	if t.existing != nil {
 		return t.existing.taints
 	}
-	return t.node.pool.np.Taints
+	return t.node.pool.NodePool.Taints
 }
 
 func (t target) ports() []hostport.Port {
@@ -137,9 +138,9 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 		}
 		pool := t.pool()
 		switch {
-		case pool.np.Replicas != nil, !pool.limits.Fits(make(resources.Vector, s.dims.Len())):
+		case pool.NodePool.Replicas != nil, !pool.limits.Fits(make(resources.Vector, s.dims.Len())):
 			return ConstraintLimits
-		case len(pool.types) == 0:
+		case len(pool.Types) == 0:
 			return ConstraintNodeAffinity
 		}
 	case checkTaints:
@@ -189,10 +190,10 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 	switch c {
 	case checkLaunch:
 		pool := t.pool()
-		if r := pool.np.Replicas; r != nil {
-			return ConstraintLimits, fmt.Sprintf("nodepool %s is static (replicas %d): it keeps its node count and launches none for pods", pool.np.Name, *r)
+		if r := pool.NodePool.Replicas; r != nil {
+			return ConstraintLimits, fmt.Sprintf("nodepool %s is static (replicas %d): it keeps its node count and launches none for pods", pool.NodePool.Name, *r)
 		}
-		if len(pool.types) > 0 {
+		if len(pool.Types) > 0 {
 			return ConstraintLimits, fmt.Sprintf("limits reached (%s)", pool.limits.Exhausted())
 		}
 		return ConstraintNodeAffinity, "no instance type satisfies the nodepool's requirements"
@@ -239,7 +240,7 @@ func (s *solver) fitOptionsOn(t target, p *podInfo, reqs, alt requirements.Requi
 	if t.fresh {
 		from, changed = s.allowedTypes(pool, reqs), false
 	}
-	var dst []*typeOption
+	var dst []*nodetemplate.Option
 	if intoSpare && !t.fresh {
 		// Nil until the node's options first narrow: fitOptions then makes an array of the
 		// size it keeps, only when it keeps fewer options than it was given.

@@ -154,10 +154,10 @@ func newBase(in Input, prep *prepared) *base {
 	b.firstFree = make(map[string]int, len(prep.pools))
 	for _, pool := range prep.pools {
 		n := 1
-		for b.used[pool.np.Name+"-"+strconv.Itoa(n)] {
+		for b.used[pool.NodePool.Name+"-"+strconv.Itoa(n)] {
 			n++
 		}
-		b.firstFree[pool.np.Name] = n
+		b.firstFree[pool.NodePool.Name] = n
 	}
 	positions := make([]int, len(order))
 	for i := range positions {

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -12,10 +13,10 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 	}
 	compatible := pool.compatibleTypes(reqs)
 	if len(compatible) == 0 {
-		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), pool.np.RuledOutBy(pool.reqs, reqs))
+		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), pool.NodePool.RuledOutBy(pool.Reqs, reqs))
 	}
 	zero := make(resources.Vector, s.dims.Len())
-	var fitting []*typeOption
+	var fitting []*nodetemplate.Option
 	for _, t := range compatible {
 		if resources.FitsSum(zero, p.requests, t.Room) {
 			fitting = append(fitting, t)
@@ -66,7 +67,7 @@ func describeRequirements(reqs requirements.Requirements, pool *poolState) strin
 		if k == requirements.LabelHostname || k == requirements.LabelNodePool {
 			continue
 		}
-		if pr, ok := pool.reqs[k]; ok && pr == reqs[k] {
+		if pr, ok := pool.Reqs[k]; ok && pr == reqs[k] {
 			continue
 		}
 		parts[k] = reqs[k]

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 )
@@ -75,14 +76,14 @@ func (s *solver) aloneCost(p *podInfo) float64 {
 	}
 	best := math.Inf(1)
 	for _, pool := range s.pools {
-		if _, bad := p.untoleratedTaint(pool.np.Taints); bad {
+		if _, bad := p.untoleratedTaint(pool.NodePool.Taints); bad {
 			continue
 		}
-		for _, t := range pool.types {
+		for _, t := range pool.Types {
 			if t.Cheapest >= best || !p.requests.Fits(t.Room) {
 				continue
 			}
-			if price := hostPrice(pool, t, p.effective()); price >= 0 && price < best {
+			if price := pool.HostPrice(t, p.effective()); price >= 0 && price < best {
 				best = price
 			}
 		}
@@ -92,13 +93,13 @@ func (s *solver) aloneCost(p *podInfo) float64 {
 }
 
 // growthAllowed is affordable for the options and requirements a join would leave.
-func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requirements.Requirements, p *podInfo) bool {
+func (s *solver) growthAllowed(n *newNode, options []*nodetemplate.Option, reqs requirements.Requirements, p *podInfo) bool {
 	c, ok := n.cheapestAmong(options, reqs)
 	if !ok {
 		return false
 	}
 	v := s.withPod(n, p)
-	return n.growsWell(c.option.Room, c.offering.Price, v, s.nodeCost) || c.offering.Price-n.price <= s.aloneCost(p)+s.nodeCost
+	return n.growsWell(c.Option.Room, c.Offering.Price, v, s.nodeCost) || c.Offering.Price-n.price <= s.aloneCost(p)+s.nodeCost
 }
 
 // free is the room a pod can expect on the node: the most room among the options the node
@@ -133,31 +134,31 @@ func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
 	return f
 }
 
-// cheapestAmong is cheapestChoice(options, reqs) for options the node holds, read off the
+// cheapestAmong is nodetemplate.Cheapest(options, reqs) for options the node holds, read off the
 // node's price order when reqs are the node's own: the first of options there has the lowest
 // price, and only the options at that price are compared further (zone, capacity type, name),
 // instead of every option's offerings. Other requirements price the options anew.
-func (n *newNode) cheapestAmong(options []*typeOption, reqs requirements.Requirements) (choice, bool) {
+func (n *newNode) cheapestAmong(options []*nodetemplate.Option, reqs requirements.Requirements) (nodetemplate.Choice, bool) {
 	if n.byPrice == nil || n.binPriced || len(reqs) != len(n.reqs) || !sameRequirements(reqs, n.reqs) {
-		return cheapestChoice(options, reqs)
+		return nodetemplate.Cheapest(options, reqs)
 	}
 	in := n.pool.scratch // all false between uses
 	for _, t := range options {
 		in[t.Index] = true
 	}
-	var best choice
+	var best nodetemplate.Choice
 	found := false
-	f := typeindex.OfferingFilter(n.pool.typeIndex, reqs)
+	f := typeindex.OfferingFilter(n.pool.TypeIndex, reqs)
 	for i, t := range n.byPrice {
 		if !in[t.Index] {
 			continue
 		}
-		if found && n.byPriceVal[i] != best.offering.Price {
+		if found && n.byPriceVal[i] != best.Offering.Price {
 			break // the order is by price: the rest cost more
 		}
 		o := t.Offerings[f.CheapestOffering(&t.Type)]
-		if !found || typeindex.TieLess(&t.Type, o, &best.option.Type, best.offering) {
-			best, found = choice{option: t, offering: o}, true
+		if !found || typeindex.TieLess(&t.Type, o, &best.Option.Type, best.Offering) {
+			best, found = nodetemplate.Choice{Option: t, Offering: o}, true
 		}
 	}
 	for _, t := range options {

@@ -1,8 +1,6 @@
 package scheduling
 
 import (
-	"maps"
-	"slices"
 	"sort"
 	"strconv"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 	"github.com/nodeplan/nodeplan/volume"
@@ -31,7 +30,7 @@ func (s *solver) improve() {
 		if len(n.pods) == 0 || !movable(n) {
 			continue
 		}
-		key := strconv.Itoa(n.pool.index) + "|" + withoutHostname(n.reqs).String()
+		key := strconv.Itoa(n.pool.Index) + "|" + withoutHostname(n.reqs).String()
 		groups[key] = append(groups[key], n)
 	}
 	keys := make([]string, 0, len(groups))
@@ -68,7 +67,7 @@ func (s *solver) improve() {
 			pool.limits.ReleaseNode()
 		}
 		for i, b := range bins {
-			pool.limits.Move(b.reserved, maxCapacity(b.options, s.dims))
+			pool.limits.Move(b.reserved, nodetemplate.MaxCapacity(b.options, s.dims))
 			pool.limits.TakeNode()
 			if i < len(old) {
 				b.name = old[i].name
@@ -106,7 +105,7 @@ func (s *solver) improve() {
 // movable reports whether a node's pods can be moved between nodes of the same NodePool and
 // requirements without any other pod noticing.
 func movable(n *newNode) bool {
-	if n.static || n.daemonCounted || len(n.pool.minValues) > 0 {
+	if n.static || n.daemonCounted || len(n.pool.MinValues) > 0 {
 		return false
 	}
 	for _, p := range n.pods {
@@ -150,7 +149,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	reqs := withoutHostname(nodes[0].reqs)
 	// Repacks run at once: each works in buffers of its own.
 	var filters typeindex.Scratch
-	types := groupTypes(pool, reqs, group, &filters)
+	types := pool.GroupTypes(reqs, group, &filters)
 	if len(types) == 0 {
 		return nil
 	}
@@ -187,31 +186,31 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 		shapes[i] = binpack.Class{Requests: c.pods[0].requests, Left: len(c.pods)}
 	}
 	key := repackKey(group, si, classes)
-	memo, replay := pool.memos.repacks.get(key)
+	memo, replay := pool.Memos.Repacks.Get(key)
 	var kinds binpack.Kinds
 	if !replay {
-		kinds = groupKinds(pool, reqs, group, types, &filters)
+		kinds = pool.GroupKinds(reqs, group, types, &filters)
 	}
-	var fills repackFills
+	var fills nodetemplate.RepackFills
 	ws := &binpack.Workspace{}
 	var bins []*newNode
-	var fitting []*typeOption // fittingTypes' buffer
+	var fitting []*nodetemplate.Option // fittingTypes' buffer
 	for bin := 0; count > 0; bin++ {
 		var taken []int
 		switch {
-		case replay && bin < len(memo.taken):
-			taken = memo.taken[bin]
+		case replay && bin < len(memo.Taken):
+			taken = memo.Taken[bin]
 		case replay:
 			return nil // memo.failed: the strategy finds no fill here
 		default:
 			best := strategy(ws, kinds, remaining, shapes)
 			if best == nil {
-				fills.failed = true
-				pool.memos.repacks.put(key, fills)
+				fills.Failed = true
+				pool.Memos.Repacks.Put(key, fills)
 				return nil
 			}
 			taken = best.Taken
-			fills.taken = append(fills.taken, taken)
+			fills.Taken = append(fills.Taken, taken)
 		}
 		var binPods []*podInfo
 		used := make(resources.Vector, s.dims.Len())
@@ -228,118 +227,30 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 			}
 		}
 		binReqs := binRequirements(pool, reqs, binPods)
-		launch := repackLaunch(pool, group, types, used, binReqs, &filters, &fitting, s.dims)
-		if !launch.found {
+		launch := pool.BinLaunch(group, types, used, binReqs, &filters, &fitting)
+		if !launch.Found {
 			return nil
 		}
 		b := &newNode{
 			pool:     pool,
 			reqs:     binReqs,
-			options:  launch.options,
-			maxRoom:  launch.maxRoom,
+			options:  launch.Options,
+			maxRoom:  launch.MaxRoom,
 			used:     used,
 			reserved: make(resources.Vector, s.dims.Len()+1),
-			ports:    append([]hostport.Port(nil), pool.daemonPorts...),
+			ports:    append([]hostport.Port(nil), pool.DaemonPorts...),
 			attach:   volume.NewAttachCounter(),
 			pods:     binPods,
 
-			price:     launch.price,
+			price:     launch.Price,
 			binPriced: true,
 		}
 		bins = append(bins, b)
 	}
 	if !replay {
-		pool.memos.repacks.put(key, fills)
+		pool.Memos.Repacks.Put(key, fills)
 	}
 	return bins
-}
-
-// fittingTypes returns the types (of pool) whose room holds used and that can meet reqs, in
-// an array of their own; buf is a buffer the call may keep for the next.
-func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *typeindex.Scratch, buf *[]*typeOption) []*typeOption {
-	fit := (*buf)[:0]
-	f := pool.typeIndex.Compile(reqs, scratch)
-	for _, t := range types {
-		if used.Fits(t.Room) && f.Allows(&t.Type) {
-			fit = append(fit, t)
-		}
-	}
-	*buf = fit
-	if len(fit) == 0 {
-		return nil
-	}
-	return slices.Clone(fit)
-}
-
-// binLaunch is what a repacked bin launches as: the options that hold its pods under its
-// requirements, their maximum room and the price of the cheapest (found false: none).
-type binLaunch struct {
-	options []*typeOption
-	maxRoom resources.Vector
-	price   float64
-	found   bool
-}
-
-// repackLaunch is the binLaunch of a bin of group using used under reqs, worked out once
-// for the pool's solves (poolMemos); its slices are never modified.
-func repackLaunch(pool *poolState, group string, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *typeindex.Scratch, buf *[]*typeOption, dims *resources.Dims) binLaunch {
-	key := appendFullRequirementsKey(append(append([]byte("bin|"+group+"|"), used.Key()...), '|'), reqs)
-	if l, ok := pool.memos.bins.get(string(key)); ok {
-		return l
-	}
-	options := fittingTypes(pool, types, used, reqs, scratch, buf)
-	cheapest, found := cheapestChoice(options, reqs)
-	l := binLaunch{found: found}
-	if found {
-		l.options, l.maxRoom, l.price = options, maxRoom(options, dims), cheapest.offering.Price
-	}
-	pool.memos.bins.put(string(key), l)
-	return l
-}
-
-// appendFullRequirementsKey appends every requirement of reqs, by key.
-func appendFullRequirementsKey(b []byte, reqs requirements.Requirements) []byte {
-	for _, k := range slices.Sorted(maps.Keys(reqs)) {
-		b = append(b, '|')
-		b = reqs[k].AppendString(b)
-	}
-	return b
-}
-
-// groupKinds returns the bin kinds of group's types (groupTypes): each type's room and
-// cheapest price under reqs, worked out once for the pool's solves and never modified.
-func groupKinds(pool *poolState, reqs requirements.Requirements, group string, types []*typeOption, scratch *typeindex.Scratch) binpack.Kinds {
-	key := "kinds|" + group
-	if kinds, ok := pool.memos.kinds.get(key); ok {
-		return kinds
-	}
-	f := pool.typeIndex.Compile(reqs, scratch)
-	kinds := binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
-	for i, t := range types {
-		kinds.Rooms[i] = t.Room
-		kinds.Prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
-	}
-	pool.memos.kinds.put(key, kinds)
-	return kinds
-}
-
-// groupTypes returns the types of pool that can meet reqs, the requirements of the nodes
-// improve groups under group: worked out once for the pool's solves (poolMemos), and never
-// modified.
-func groupTypes(pool *poolState, reqs requirements.Requirements, group string, scratch *typeindex.Scratch) []*typeOption {
-	key := "repack|" + group
-	if types, ok := pool.memos.allowed.get(key); ok {
-		return types
-	}
-	var types []*typeOption
-	f := pool.typeIndex.Compile(reqs, scratch)
-	for _, t := range pool.types {
-		if f.Allows(&t.Type) {
-			types = append(types, t)
-		}
-	}
-	pool.memos.allowed.put(key, types)
-	return types
 }
 
 // cheaper reports whether the new bins cost strictly less than the old nodes, each node's
@@ -373,7 +284,7 @@ func (s *solver) limitsAllow(old, bins []*newNode) bool {
 		left.Release(n.reserved)
 	}
 	for _, b := range bins {
-		left.Take(maxCapacity(b.options, s.dims))
+		left.Take(nodetemplate.MaxCapacity(b.options, s.dims))
 	}
 	return left.Within()
 }
@@ -383,7 +294,7 @@ func (s *solver) limitsAllow(old, bins []*newNode) bool {
 // pod contributes the alternative it was placed with, which the group's requirements already
 // include, so the alternatives agree with each other and with the group's types.
 func binRequirements(pool *poolState, group requirements.Requirements, pods []*podInfo) requirements.Requirements {
-	out := pool.reqs.Copy()
+	out := pool.Reqs.Copy()
 	for _, p := range pods {
 		out.AddAll(p.placedAlt)
 	}

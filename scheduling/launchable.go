@@ -1,25 +1,14 @@
 package scheduling
 
 import (
-	"maps"
 	"slices"
 
-	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 )
 
-// launchableDomains lists the zones where some NodePool has an offering its requirements
-// allow, or nil when no NodePool can launch anything. It depends on the prepared NodePools
-// alone (their requirements and types, which solves never change), so a Cluster works it out
-// once for all its plans.
+// launchableDomains is nodetemplate.LaunchableDomains of the prepared pools.
 func launchableDomains(pools []*poolState) map[string][]string {
-	zones := map[string]bool{}
-	for _, pool := range pools {
-		typeValues(zones, pool.types, requirements.LabelTopologyZone, pool.reqs[requirements.LabelTopologyZone])
-	}
-	if len(zones) == 0 {
-		return nil
-	}
-	return map[string][]string{requirements.LabelTopologyZone: slices.Sorted(maps.Keys(zones))}
+	return nodetemplate.LaunchableDomains(len(pools), func(i int) *nodetemplate.Template { return pools[i].Template })
 }
 
 // topologyDomains is the plan's copy of the launchable domains: a plan's maps and slices are

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/daemonset"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 )
 
 // Pools are NodePools prepared once (their instance types indexed, their DaemonSet overhead
@@ -63,7 +64,7 @@ func ownPools(pools []*poolState) []*poolState {
 	out := make([]*poolState, len(pools))
 	for i, p := range pools {
 		cp := *p
-		cp.compatible = map[string][]*typeOption{}
+		cp.compatible = map[string][]*nodetemplate.Option{}
 		out[i] = &cp
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/freeindex"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
@@ -47,9 +48,9 @@ type solver struct {
 	// existingRoom does for existing nodes.
 	room, existingRoom resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
-	allowedCache    map[string][]*typeOption
+	allowedCache    map[string][]*nodetemplate.Option
 	optionsCache    map[string][]string
-	priceOrderCache map[string]priceOrder
+	priceOrderCache map[string]nodetemplate.PriceOrder
 	// poolRooms memoises, per pool, the element-wise maximum room of its types: an empty
 	// node's maxRoom (shared, never written).
 	poolRooms map[*poolState]resources.Vector
@@ -225,7 +226,7 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
 	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims,
-		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{},
+		allowedCache: map[string][]*nodetemplate.Option{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]nodetemplate.PriceOrder{},
 		poolRooms: map[*poolState]resources.Vector{}}
 	var err error
 	var inputOrder []*existingNode
@@ -449,7 +450,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if memo && !n.pool.limits.Set() && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
-		if !traced && s.topology.Refuses(&p.topo, n.pool.index, n.reqs) {
+		if !traced && s.topology.Refuses(&p.topo, n.pool.Index, n.reqs) {
 			return false
 		}
 		c, r := s.tryNewNode(n, p, traced)
@@ -458,13 +459,13 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 				s.joinFailures[n] = joinFailure{class: p.memoClass, prefIndex: p.prefIndex, tolerateSoft: p.tolerateSoft, version: n.version}
 			}
 			if traced {
-				p.trace.note("new node %s of nodepool %s holding %d pod(s): %s", n.name, n.pool.np.Name, len(n.pods), r.reason)
+				p.trace.note("new node %s of nodepool %s holding %d pod(s): %s", n.name, n.pool.NodePool.Name, len(n.pods), r.reason)
 			}
 			return false
 		}
 		s.commitNewNode(n, p, c)
 		if traced {
-			p.trace.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
+			p.trace.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.NodePool.Name, len(n.pods), s.offeredOptions(n))
 		}
 		return true
 	}
@@ -502,16 +503,16 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 			s.addFree(n)
 			s.nodes = append(s.nodes, n)
 			if traced {
-				p.trace.note("opened new node %s of nodepool %s: %d instance-type option(s), from $%.4f/h", n.name, pool.np.Name, len(n.options), n.price)
+				p.trace.note("opened new node %s of nodepool %s: %d instance-type option(s), from $%.4f/h", n.name, pool.NodePool.Name, len(n.options), n.price)
 			}
 			return ok
 		}
 		best = worse(best, r)
 		if traced {
-			p.trace.note("nodepool %s: %s", pool.np.Name, r.reason)
+			p.trace.note("nodepool %s: %s", pool.NodePool.Name, r.reason)
 		}
 		if explain {
-			reasons = append(reasons, fmt.Sprintf("nodepool %s: %s", pool.np.Name, r.reason))
+			reasons = append(reasons, fmt.Sprintf("nodepool %s: %s", pool.NodePool.Name, r.reason))
 		}
 	}
 	if len(s.pools) == 0 {
@@ -563,11 +564,11 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 // nextNodeName returns the next free <nodepool>-<n> name without taking it.
 func (s *solver) nextNodeName(pool *poolState) string {
 	i := pool.nodeCount + 1
-	if first := s.usedNames.firstFree[pool.np.Name]; i < first {
+	if first := s.usedNames.firstFree[pool.NodePool.Name]; i < first {
 		i = first // every lower number's name is the base's
 	}
 	for ; ; i++ {
-		name := pool.np.Name + "-" + strconv.Itoa(i)
+		name := pool.NodePool.Name + "-" + strconv.Itoa(i)
 		if !s.usedNames.has(name) {
 			return name
 		}
@@ -577,7 +578,7 @@ func (s *solver) nextNodeName(pool *poolState) string {
 func (s *solver) claimNodeName(pool *poolState, name string) {
 	s.usedNames.add(name)
 	// The name is nextNodeName's: the pool's name, a dash and a number.
-	n, _ := strconv.Atoi(strings.TrimPrefix(name, pool.np.Name+"-"))
+	n, _ := strconv.Atoi(strings.TrimPrefix(name, pool.NodePool.Name+"-"))
 	pool.nodeCount = n
 }
 
@@ -603,7 +604,7 @@ func sortedPodKeys(pods []*podInfo) []string {
 
 func hasSoftTaints(s *solver) bool {
 	for _, pool := range s.pools {
-		for _, t := range pool.np.Taints {
+		for _, t := range pool.NodePool.Taints {
 			if t.Effect == corev1.TaintEffectPreferNoSchedule {
 				return true
 			}
