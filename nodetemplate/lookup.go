@@ -3,6 +3,8 @@ package nodetemplate
 import (
 	"maps"
 	"slices"
+	"sort"
+	"strconv"
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -128,4 +130,40 @@ func LaunchableDomains(n int, at func(i int) *Template) map[string][]string {
 		return nil
 	}
 	return map[string][]string{requirements.LabelTopologyZone: slices.Sorted(maps.Keys(zones))}
+}
+
+// OptionNames lists options by the price of their cheapest offering under reqs, cheapest first
+// (ties by name), at most limit of them. Nodes opened alike share option lists and
+// requirements, so the list is memoised for the pool's solves under key (what identifies the
+// options and reqs) and limit; it is shared, never to be modified.
+func (p *Template) OptionNames(key string, options []*Option, reqs requirements.Requirements, limit int) []string {
+	shared := strconv.Itoa(limit) + "/" + key
+	if names, ok := p.Memos.OptionNames.Get(shared); ok {
+		return names
+	}
+	type priced struct {
+		name  string
+		price float64
+	}
+	byPrice := make([]priced, 0, len(options))
+	for _, t := range options {
+		if price := typeindex.CheapestPrice(&t.Type, reqs); price >= 0 {
+			byPrice = append(byPrice, priced{t.InstanceType.Name, price})
+		}
+	}
+	sort.Slice(byPrice, func(i, j int) bool {
+		if byPrice[i].price != byPrice[j].price {
+			return byPrice[i].price < byPrice[j].price
+		}
+		return byPrice[i].name < byPrice[j].name
+	})
+	if len(byPrice) > limit {
+		byPrice = byPrice[:limit]
+	}
+	names := make([]string, len(byPrice))
+	for i, t := range byPrice {
+		names[i] = t.name
+	}
+	p.Memos.OptionNames.Put(shared, names)
+	return names
 }

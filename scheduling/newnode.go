@@ -418,10 +418,10 @@ func (s *solver) settleDaemons(pool *poolState, reqs requirements.Requirements, 
 	if len(options) == 0 {
 		return reqs, options, nil
 	}
-	s.offer.options = options
+	s.offer.Options = options
 	reqs, running := s.topology.SettleDaemons(pool.Index, reqs, &s.offer)
-	options = s.offer.options
-	s.offer.options = nil
+	options = s.offer.Options
+	s.offer.Options = nil
 	return reqs, options, running
 }
 
@@ -430,32 +430,4 @@ func (s *solver) recordDaemons(n *newNode, running []*topology.Daemon) {
 	if s.topology.RecordDaemons(running, n.reqs, n.name, n.index) {
 		n.daemonCounted = true
 	}
-}
-
-// offerOptions are a new node's options as topology.State.SettleDaemons narrows them.
-type offerOptions struct{ options []*nodetemplate.Option }
-
-func (o *offerOptions) AnyRuns(runs []bool) bool {
-	for _, t := range o.options {
-		if runs[t.Index] {
-			return true
-		}
-	}
-	return false
-}
-
-func (o *offerOptions) Cheapest(reqs requirements.Requirements) (int, float64, bool) {
-	c, found := nodetemplate.Cheapest(o.options, reqs)
-	if !found {
-		return 0, 0, false
-	}
-	return c.Option.Index, c.Offering.Price, true
-}
-
-func (o *offerOptions) Narrow(reqs requirements.Requirements) {
-	o.options = nodetemplate.Filter(o.options, func(t *nodetemplate.Option) bool { return typeindex.Allows(&t.Type, reqs) })
-}
-
-func (o *offerOptions) Keep(runs []bool, want bool) {
-	o.options = nodetemplate.Filter(o.options, func(t *nodetemplate.Option) bool { return runs[t.Index] == want })
 }

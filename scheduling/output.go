@@ -3,7 +3,6 @@ package scheduling
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -266,9 +265,6 @@ func (s *solver) offeredOptions(n *newNode) int {
 	return min(count, s.opts.MaxInstanceTypeOptions)
 }
 
-// optionNames lists a node's options by the price of their cheapest offering under its
-// requirements, cheapest first, bounded by MaxInstanceTypeOptions. Nodes opened alike share
-// option lists and requirements, so the sorted list is memoised.
 // chosenFirst moves the chosen type to the front of names (keeping the length).
 func chosenFirst(names []string, chosen string) []string {
 	i := 0
@@ -283,40 +279,15 @@ func chosenFirst(names []string, chosen string) []string {
 	return names
 }
 
+// optionNames lists a node's options by the price of their cheapest offering under its
+// requirements, cheapest first, bounded by MaxInstanceTypeOptions. Nodes opened alike share
+// option lists and requirements, so the sorted list is memoised.
 func (s *solver) optionNames(n *newNode, cache map[string][]string) []string {
 	key := priceOrderKey(n) // by content: an address could be reused by another array
-	if names, ok := cache[key]; ok {
-		return append([]string(nil), names...)
-	}
-	shared := strconv.Itoa(s.opts.MaxInstanceTypeOptions) + "/" + key
-	if names, ok := n.pool.Memos.OptionNames.Get(shared); ok {
+	names, ok := cache[key]
+	if !ok {
+		names = n.pool.OptionNames(key, n.options, n.reqs, s.opts.MaxInstanceTypeOptions)
 		cache[key] = names
-		return append([]string(nil), names...)
 	}
-	type priced struct {
-		name  string
-		price float64
-	}
-	options := make([]priced, 0, len(n.options))
-	for _, t := range n.options {
-		if price := typeindex.CheapestPrice(&t.Type, n.reqs); price >= 0 {
-			options = append(options, priced{t.InstanceType.Name, price})
-		}
-	}
-	sort.Slice(options, func(i, j int) bool {
-		if options[i].price != options[j].price {
-			return options[i].price < options[j].price
-		}
-		return options[i].name < options[j].name
-	})
-	if len(options) > s.opts.MaxInstanceTypeOptions {
-		options = options[:s.opts.MaxInstanceTypeOptions]
-	}
-	names := make([]string, len(options))
-	for i, t := range options {
-		names[i] = t.name
-	}
-	cache[key] = names
-	n.pool.Memos.OptionNames.Put(shared, names)
 	return append([]string(nil), names...)
 }

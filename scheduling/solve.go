@@ -78,7 +78,7 @@ type solver struct {
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
 	daemons []*daemonset.Template
 	// offer holds a new node's options while topology settles its DaemonSets.
-	offer offerOptions
+	offer nodetemplate.Offer
 	// earlyBound is the lower bound being worked out during the placement, if any.
 	earlyBound *earlyBound
 }
