@@ -216,3 +216,37 @@ func (p *Template) portsOf(daemons []*daemonset.Template) []hostport.Port {
 	}
 	return out
 }
+
+// Describe renders reqs, a node's requirements narrowed from the pool's, for a sentence: it
+// leaves out what every node of the pool has anyway, so the sentence shows the pod's asks.
+func (p *Template) Describe(reqs requirements.Requirements) string {
+	parts := requirements.Requirements{}
+	for _, k := range reqs.Keys() {
+		if k == requirements.LabelHostname || k == requirements.LabelNodePool {
+			continue
+		}
+		if pr, ok := p.Reqs[k]; ok && pr == reqs[k] {
+			continue
+		}
+		parts[k] = reqs[k]
+	}
+	if len(parts) == 0 {
+		return "the nodepool's requirements"
+	}
+	return parts.String()
+}
+
+// Admits reports whether a node of the pool with requirements base can take a pod's
+// requirement alternative alt: no value contradicts, and every key alt needs is defined by the
+// NodePool itself (another pod's NotIn or DoesNotExist on base does not define it).
+func (p *Template) Admits(base, alt requirements.Requirements) bool {
+	return base.IsCompatible(alt, p.AllowUndefined) && p.Reqs.IsCompatible(alt, p.AllowUndefined)
+}
+
+// WhyNot says why Admits(base, alt) is false: the pool's requirements first, then base's.
+func (p *Template) WhyNot(base, alt requirements.Requirements) error {
+	if err := p.Reqs.Compatible(alt, p.AllowUndefined); err != nil {
+		return err
+	}
+	return base.Compatible(alt, p.AllowUndefined)
+}

@@ -173,7 +173,7 @@ func (s *solver) boundInput(pods []*podInfo) bound.Input {
 		})
 	})
 	in.Kinds = s.boundKinds(sortedClasses)
-	in.Reserved = s.reservedRoom()
+	in.Reserved = nodetemplate.ReservedRoom(len(s.pools), s.template, s.dims)
 	return in
 }
 
@@ -239,33 +239,6 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 		}
 	}
 	return kinds
-}
-
-// reservedRoom is the room all capacity reservations the NodePools may launch into can still
-// hold (instances left × the type's room), or nil when there are none.
-func (s *solver) reservedRoom() resources.Vector {
-	rooms := map[string]resources.Vector{}
-	s.eachReservedOffering(func(t *nodetemplate.Option, o instancetype.Offering) {
-		if o.ReservationCapacity <= 0 {
-			return
-		}
-		room := t.Room.Clone()
-		for i := range room {
-			room[i] = max(room[i], 0) * int64(o.ReservationCapacity)
-		}
-		if old, ok := rooms[o.ReservationID]; ok {
-			room.Max(old)
-		}
-		rooms[o.ReservationID] = room
-	})
-	if len(rooms) == 0 {
-		return nil
-	}
-	total := make(resources.Vector, s.dims.Len())
-	for _, room := range rooms {
-		total.Add(room)
-	}
-	return total
 }
 
 // inputAlternatives is p's required alternatives as the input gives them: StrategyKarpenter

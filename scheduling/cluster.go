@@ -107,7 +107,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		dims = collectDims(in)
 	}
 	if dims == nil || in.Pools.fits(in, dims) {
-		dims, daemons, pools, launchable = in.Pools.dims, in.Pools.daemons, ownPools(in.Pools.pools), in.Pools.launchable
+		dims, daemons, pools, launchable = in.Pools.set.Dims, in.Pools.set.Daemons, ownPools(in.Pools.pools), in.Pools.set.Launchable
 	} else {
 		daemons = daemonset.Templates(in.DaemonSets, dims)
 		var err error
@@ -610,6 +610,19 @@ func toSet(names []string) map[string]bool {
 	out := make(map[string]bool, len(names))
 	for _, n := range names {
 		out[n] = true
+	}
+	return out
+}
+
+// topologyDomains is the plan's copy of the launchable domains: a plan's maps and slices are
+// its caller's.
+func (prep *prepared) topologyDomains() map[string][]string {
+	if prep.launchable == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(prep.launchable))
+	for key, domains := range prep.launchable {
+		out[key] = slices.Clone(domains)
 	}
 	return out
 }

@@ -13,7 +13,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 	}
 	compatible := pool.compatibleTypes(reqs)
 	if len(compatible) == 0 {
-		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), pool.NodePool.RuledOutBy(pool.Reqs, reqs))
+		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", pool.Describe(reqs), pool.NodePool.RuledOutBy(pool.Reqs, reqs))
 	}
 	zero := make(resources.Vector, s.dims.Len())
 	var fitting []*nodetemplate.Option
@@ -58,22 +58,4 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 		}
 	}
 	return reject(true, ConstraintResources, checkOptions, "no single instance type has room for all of the pod's requests %s", s.dims.Format(p.requests))
-}
-
-func describeRequirements(reqs requirements.Requirements, pool *poolState) string {
-	// Leave out what every node of the pool has anyway, so the sentence shows the pod's asks.
-	parts := requirements.Requirements{}
-	for _, k := range reqs.Keys() {
-		if k == requirements.LabelHostname || k == requirements.LabelNodePool {
-			continue
-		}
-		if pr, ok := pool.Reqs[k]; ok && pr == reqs[k] {
-			continue
-		}
-		parts[k] = reqs[k]
-	}
-	if len(parts) == 0 {
-		return "the nodepool's requirements"
-	}
-	return parts.String()
 }

@@ -78,15 +78,9 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 	defer func() { s.alts = out }()
 	why := ""
 	for _, alt := range p.effective() {
-		// A key the pod requires must be defined by the NodePool itself; another pod's NotIn
-		// or DoesNotExist on base does not define it.
-		if !base.IsCompatible(alt, pool.AllowUndefined) || !pool.Reqs.IsCompatible(alt, pool.AllowUndefined) {
+		if !pool.Admits(base, alt) {
 			if explain && why == "" {
-				err := pool.Reqs.Compatible(alt, pool.AllowUndefined)
-				if err == nil {
-					err = base.Compatible(alt, pool.AllowUndefined)
-				}
-				if err != nil {
+				if err := pool.WhyNot(base, alt); err != nil {
 					why = err.Error()
 				}
 			}

@@ -35,13 +35,18 @@ func newPools(nps []*NodePool, dims *resources.Dims, daemons []*daemonset.Templa
 	if err != nil {
 		return nil, err
 	}
+	return newPoolStates(templates), nil
+}
+
+// newPoolStates gives prepared templates the state solves keep of them.
+func newPoolStates(templates []*nodetemplate.Template) []*poolState {
 	states := make([]poolState, len(templates))
 	out := make([]*poolState, len(templates))
 	for i, t := range templates {
 		states[i] = poolState{Template: t, limits: t.Limits, compatible: map[string][]*nodetemplate.Option{}}
 		out[i] = &states[i]
 	}
-	return out, nil
+	return out
 }
 
 // bindPools gives one solve its own copy of prepared pools, with the limits left after the
@@ -106,4 +111,12 @@ func reserveStartingDaemons(existing []*existingNode, daemons []*daemonset.Templ
 			n.ports = append(n.ports, d.Ports...)
 		}
 	}
+}
+
+// template is the i-th pool's Template, for nodetemplate's functions over all of them.
+func (s *solver) template(i int) *nodetemplate.Template { return s.pools[i].Template }
+
+// launchableDomains is nodetemplate.LaunchableDomains of the prepared pools.
+func launchableDomains(pools []*poolState) map[string][]string {
+	return nodetemplate.LaunchableDomains(len(pools), func(i int) *nodetemplate.Template { return pools[i].Template })
 }

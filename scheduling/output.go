@@ -34,7 +34,7 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 			lowerBound = s.lowerBound()
 		}
 	}()
-	reservationsLeft := s.reservationCapacity()
+	reservationsLeft := nodetemplate.ReservationCapacity(len(s.pools), s.template)
 	claims, claimed := s.nodeClaims(reservationsLeft)
 	for i, n := range s.nodes {
 		if !claimed[i] {
@@ -110,26 +110,6 @@ const (
 	LabelCapacityReservationID   = "karpenter.k8s.aws/capacity-reservation-id"
 	LabelCapacityReservationType = "karpenter.k8s.aws/capacity-reservation-type"
 )
-
-// reservationCapacity is how many more instances each capacity reservation the NodePools may
-// launch into takes, in plan order; nodes take them up as they are priced.
-func (s *solver) reservationCapacity() map[string]int {
-	left := map[string]int{}
-	s.eachReservedOffering(func(_ *nodetemplate.Option, o instancetype.Offering) {
-		left[o.ReservationID] = max(left[o.ReservationID], o.ReservationCapacity)
-	})
-	return left
-}
-
-// eachReservedOffering calls f for every offering from a capacity reservation the NodePools'
-// types have (a reservation shows in every NodePool that may use it).
-func (s *solver) eachReservedOffering(f func(t *nodetemplate.Option, o instancetype.Offering)) {
-	for _, pool := range s.pools {
-		for _, r := range pool.ReservedOfferings {
-			f(r.Option, r.Offering)
-		}
-	}
-}
 
 // placements says where each input pod went: plan must be s.plan's result.
 func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
