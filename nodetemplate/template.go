@@ -1,10 +1,11 @@
 package nodetemplate
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -80,11 +81,11 @@ func Prepare(nps []*nodepool.NodePool, dims *resources.Dims, daemons []*daemonse
 			return nil, fmt.Errorf("nodepools[%d]: name must be set", i)
 		}
 	}
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Weight != sorted[j].Weight {
-			return sorted[i].Weight > sorted[j].Weight
+	slices.SortStableFunc(sorted, func(a, b *nodepool.NodePool) int {
+		if a.Weight != b.Weight {
+			return cmp.Compare(b.Weight, a.Weight)
 		}
-		return sorted[i].Name < sorted[j].Name
+		return strings.Compare(a.Name, b.Name)
 	})
 	var out []*Template
 	seen := map[string]bool{}
