@@ -39,7 +39,7 @@ type prepared struct {
 	// pods memoises what each pending pod converts to on its own (podConversion), filled as
 	// solves meet them; clones share it.
 	pods *podMemo
-	// launchable is launchableDomains(pools), which every plan reports (a copy of it).
+	// launchable is nodetemplate.LaunchableDomains of the pools, which every plan reports (a copy of it).
 	launchable map[string][]string
 }
 

@@ -17,9 +17,9 @@ import (
 // start from, which a solve copies before it writes; the first Clone of a state works the
 // base out) and owns what solves write, the memos: each NodePool's compatible types, the
 // running pods' requests and the narrowed NodePools (cloned alike, so the clone does not
-// prepare them again). The pods' own conversions (podMemo) and the NodePools' poolMemos are
-// shared under locks, so that what one clone worked out is not worked out again by the
-// others.
+// prepare them again). The pods' own conversions (podMemo) and the NodePools' memos
+// (nodetemplate.Memos) are shared under locks, so that what one clone worked out is not
+// worked out again by the others.
 func (c *Cluster) Clone() *Cluster {
 	// The base is worked out here, once, rather than by each clone's first Simulate.
 	out := &Cluster{in: c.in, prep: c.prep.clone(), shared: c.base(), baseBuilt: true}

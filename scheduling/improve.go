@@ -195,7 +195,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	var fills nodetemplate.RepackFills
 	ws := &binpack.Workspace{}
 	var bins []*newNode
-	var fitting []*nodetemplate.Option // fittingTypes' buffer
+	var fitting []*nodetemplate.Option // BinLaunch's buffer
 	for bin := 0; count > 0; bin++ {
 		var taken []int
 		switch {

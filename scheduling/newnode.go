@@ -361,7 +361,7 @@ func (s *solver) emptyNode(pool *poolState) *newNode {
 	}
 }
 
-// poolRoom is maxRoom over every type of the pool, worked out once per pool.
+// poolRoom is nodetemplate.MaxRoom over every type of the pool, worked out once per pool.
 func (s *solver) poolRoom(pool *poolState) resources.Vector {
 	room, ok := s.poolRooms[pool]
 	if !ok {
