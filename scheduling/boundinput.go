@@ -8,6 +8,7 @@ import (
 	"github.com/nodeplan/nodeplan/bound"
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
@@ -172,7 +173,7 @@ func (s *solver) boundInput(pods []*podInfo) bound.Input {
 		})
 	})
 	in.Kinds = s.boundKinds(sortedClasses)
-	in.Reserved = s.reservedRoom()
+	in.Reserved = nodetemplate.ReservedRoom(len(s.pools), s.template, s.dims)
 	return in
 }
 
@@ -184,11 +185,11 @@ func (s *solver) boundInput(pods []*podInfo) bound.Input {
 func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 	// The kinds and their class prices are allocated at once: two passes over the offerings
 	// cost less than an allocation per type.
-	var buf []capacityPrice
+	var buf []nodetemplate.CapacityPrice
 	count := 0
 	for _, pool := range s.pools {
-		for _, t := range pool.types {
-			buf = cheapestByCapacityType(t, buf)
+		for _, t := range pool.Types {
+			buf = t.CheapestByCapacityType(buf)
 			count += len(buf)
 		}
 	}
@@ -198,11 +199,11 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 	var alts []requirements.Requirements
 	for _, pool := range s.pools {
 		for c, class := range classes {
-			_, bad := (&podInfo{pod: class.pod.pod, tolerateSoft: true}).untoleratedTaint(pool.np.Taints)
+			_, bad := (&podInfo{pod: class.pod.pod, tolerateSoft: true}).untoleratedTaint(pool.NodePool.Taints)
 			tolerated[c] = !bad
 		}
-		for _, t := range pool.types {
-			buf = cheapestByCapacityType(t, buf)
+		for _, t := range pool.Types {
+			buf = t.CheapestByCapacityType(buf)
 			first := len(kinds)
 			for _, cp := range buf {
 				prices := classPrices[:len(classes):len(classes)]
@@ -210,15 +211,15 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 				for c := range prices {
 					prices[c] = -1
 				}
-				kinds = append(kinds, bound.Kind{Type: t.it.Name, Room: t.room, Price: cp.price, ClassPrices: prices})
+				kinds = append(kinds, bound.Kind{Type: t.InstanceType.Name, Room: t.Room, Price: cp.Price, ClassPrices: prices})
 			}
 			for c, class := range classes {
-				if !tolerated[c] || !class.smallest.Fits(t.room) {
+				if !tolerated[c] || !class.smallest.Fits(t.Room) {
 					continue
 				}
 				alts = alts[:0]
 				for _, alt := range class.alternatives {
-					if pool.reqs.Conflict(alt) == "" && t.Reqs.Conflict(alt) == "" {
+					if pool.Reqs.Conflict(alt) == "" && t.Reqs.Conflict(alt) == "" {
 						alts = append(alts, alt)
 					}
 				}
@@ -226,7 +227,7 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 					if o.ReservationID != "" {
 						continue
 					}
-					k := first + slices.IndexFunc(buf, func(cp capacityPrice) bool { return cp.capacityType == o.CapacityType })
+					k := first + slices.IndexFunc(buf, func(cp nodetemplate.CapacityPrice) bool { return cp.CapacityType == o.CapacityType })
 					if price := kinds[k].ClassPrices[c]; price >= 0 && price <= o.Price {
 						continue
 					}
@@ -240,84 +241,6 @@ func (s *solver) boundKinds(classes []boundClass) []bound.Kind {
 	return kinds
 }
 
-// capacityPrice is the cheapest offering of a type at one capacity type.
-type capacityPrice struct {
-	capacityType string
-	price        float64
-}
-
-// cheapestByCapacityType lists, in buf, the capacity types of t's offerings outside capacity
-// reservations, by name, with the cheapest price of each.
-func cheapestByCapacityType(t *typeOption, buf []capacityPrice) []capacityPrice {
-	buf = buf[:0]
-	for _, o := range t.Offerings {
-		if o.ReservationID != "" {
-			continue
-		}
-		k := slices.IndexFunc(buf, func(cp capacityPrice) bool { return cp.capacityType == o.CapacityType })
-		if k < 0 {
-			buf = append(buf, capacityPrice{o.CapacityType, o.Price})
-		} else {
-			buf[k].price = min(buf[k].price, o.Price)
-		}
-	}
-	slices.SortFunc(buf, func(a, b capacityPrice) int { return strings.Compare(a.capacityType, b.capacityType) })
-	return buf
-}
-
-// reservedRoom is the room all capacity reservations the NodePools may launch into can still
-// hold (instances left × the type's room), or nil when there are none.
-func (s *solver) reservedRoom() resources.Vector {
-	rooms := map[string]resources.Vector{}
-	s.eachReservedOffering(func(t *typeOption, o instancetype.Offering) {
-		if o.ReservationCapacity <= 0 {
-			return
-		}
-		room := t.room.Clone()
-		for i := range room {
-			room[i] = max(room[i], 0) * int64(o.ReservationCapacity)
-		}
-		if old, ok := rooms[o.ReservationID]; ok {
-			room.Max(old)
-		}
-		rooms[o.ReservationID] = room
-	})
-	if len(rooms) == 0 {
-		return nil
-	}
-	total := make(resources.Vector, s.dims.Len())
-	for _, room := range rooms {
-		total.Add(room)
-	}
-	return total
-}
-
-// paidPrice is the cheapest offering of t that reqs allow (nil: any) outside capacity
-// reservations, or -1.
-func paidPrice(t *typeOption, reqs requirements.Requirements) float64 {
-	for _, o := range t.Offerings {
-		if o.ReservationID == "" && (reqs == nil || instancetype.OfferingAllowed(o, reqs)) {
-			return o.Price
-		}
-	}
-	return -1
-}
-
-// hostPrice is the cheapest price at which type t of pool can host a pod with these
-// requirement alternatives, or -1 when it cannot.
-func hostPrice(pool *poolState, t *typeOption, alts []requirements.Requirements) float64 {
-	best := -1.0
-	for _, alt := range alts {
-		if pool.reqs.Conflict(alt) != "" || t.Reqs.Conflict(alt) != "" {
-			continue
-		}
-		if price := paidPrice(t, alt); price >= 0 && (best < 0 || price < best) {
-			best = price
-		}
-	}
-	return best
-}
-
 // inputAlternatives is p's required alternatives as the input gives them: StrategyKarpenter
 // keeps one at a time in force.
 func (s *solver) inputAlternatives(p *podInfo) []requirements.Requirements {
@@ -329,7 +252,7 @@ func (s *solver) inputAlternatives(p *podInfo) []requirements.Requirements {
 	return p.alternatives
 }
 
-// classKey groups pods by what limits their choice of types: required node selectors and
+// classKey groups pods by what limits their nodetemplate.Choice of types: required node selectors and
 // affinity (not preferences, which a plan may keep for some pods and relax for others: the
 // bound holds for every plan) and tolerations. Plain pods share the empty key.
 func classKey(p *podInfo, alts []requirements.Requirements) string {

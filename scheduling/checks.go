@@ -8,6 +8,7 @@ import (
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/taints"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -62,7 +63,7 @@ func (t target) taints() []corev1.Taint {
 	if t.existing != nil {
 		return t.existing.taints
 	}
-	return t.node.pool.np.Taints
+	return t.node.pool.NodePool.Taints
 }
 
 func (t target) ports() []hostport.Port {
@@ -72,9 +73,10 @@ func (t target) ports() []hostport.Port {
 	return t.node.ports
 }
 
-func (t target) attach() (*volume.AttachCounter, map[string]int) {
+// attach returns the target's attached claims and its attach limits.
+func (s *solver) attach(t target) (*volume.AttachCounter, map[string]int) {
 	if t.existing != nil {
-		return t.existing.attach, t.existing.attachLimit
+		return s.existingAttach(t.existing), t.existing.attachLimit
 	}
 	// A new node's attach limits depend on its type: fitOptions checks them per option.
 	return t.node.attach, nil
@@ -136,9 +138,9 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 		}
 		pool := t.pool()
 		switch {
-		case pool.np.Replicas != nil, !pool.limits.Fits(make(resources.Vector, s.dims.Len())):
+		case pool.NodePool.Replicas != nil, !pool.limits.Fits(make(resources.Vector, s.dims.Len())):
 			return ConstraintLimits
-		case len(pool.types) == 0:
+		case len(pool.Types) == 0:
 			return ConstraintNodeAffinity
 		}
 	case checkTaints:
@@ -164,7 +166,7 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 		if t.existing != nil && len(p.volumes.Alternatives) > 0 && !matchesAny(p.volumes.Alternatives, t.existing.labels) {
 			return ConstraintVolume
 		}
-		attach, limits := t.attach()
+		attach, limits := s.attach(t)
 		if _, bad := s.pins.Problem(p.volumes.Claims, attach, limits, t.name()); bad {
 			return ConstraintVolume
 		}
@@ -188,10 +190,10 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 	switch c {
 	case checkLaunch:
 		pool := t.pool()
-		if r := pool.np.Replicas; r != nil {
-			return ConstraintLimits, fmt.Sprintf("nodepool %s is static (replicas %d): it keeps its node count and launches none for pods", pool.np.Name, *r)
+		if r := pool.NodePool.Replicas; r != nil {
+			return ConstraintLimits, fmt.Sprintf("nodepool %s is static (replicas %d): it keeps its node count and launches none for pods", pool.NodePool.Name, *r)
 		}
-		if len(pool.types) > 0 {
+		if len(pool.Types) > 0 {
 			return ConstraintLimits, fmt.Sprintf("limits reached (%s)", pool.limits.Exhausted())
 		}
 		return ConstraintNodeAffinity, "no instance type satisfies the nodepool's requirements"
@@ -216,7 +218,7 @@ func (s *solver) why(c check, t target, p *podInfo) (Constraint, string) {
 		if t.existing != nil && len(p.volumes.Alternatives) > 0 && !matchesAny(p.volumes.Alternatives, t.existing.labels) {
 			return ConstraintVolume, fmt.Sprintf("node %s is not where the pod's volumes can attach", t.name())
 		}
-		attach, limits := t.attach()
+		attach, limits := s.attach(t)
 		problem, _ := s.pins.Problem(p.volumes.Claims, attach, limits, t.name())
 		return ConstraintVolume, problem.Describe(t.name())
 	case checkNodeAffinity:
@@ -238,7 +240,7 @@ func (s *solver) fitOptionsOn(t target, p *podInfo, reqs, alt requirements.Requi
 	if t.fresh {
 		from, changed = s.allowedTypes(pool, reqs), false
 	}
-	var dst []*typeOption
+	var dst []*nodetemplate.Option
 	if intoSpare && !t.fresh {
 		// Nil until the node's options first narrow: fitOptions then makes an array of the
 		// size it keeps, only when it keeps fewer options than it was given.
@@ -269,4 +271,25 @@ func (s *solver) optionsRejection(explain bool, format, name string) rejection {
 		r.reason = fmt.Sprintf(format, name)
 	}
 	return r
+}
+
+// checkMinValues verifies that options keep at least minValues distinct values for each key
+// the pool bounds. Under BestEffort a shortfall is allowed and returned as a note.
+func (s *solver) checkMinValues(pool *poolState, options []*nodetemplate.Option, reqs requirements.Requirements, explain bool) ([]string, rejection) {
+	if len(pool.MinValues) == 0 {
+		return nil, ok
+	}
+	var notes []string
+	for _, rule := range pool.MinValues {
+		n := nodetemplate.DistinctValues(rule.Key, options, reqs)
+		if n >= rule.Min {
+			continue
+		}
+		if s.opts.MinValuesPolicy == MinValuesBestEffort {
+			notes = append(notes, fmt.Sprintf("minValues for %s relaxed: %d of %d distinct values left (BestEffort)", rule.Key, n, rule.Min))
+			continue
+		}
+		return nil, reject(explain, ConstraintNodeAffinity, checkOptions, "minValues %d for %s cannot be met: only %d distinct values fit the pod", rule.Min, rule.Key, n)
+	}
+	return notes, ok
 }

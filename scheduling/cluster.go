@@ -23,6 +23,9 @@ type Cluster struct {
 	prep *prepared
 	// narrowed holds, per Change.Requirements, the NodePools prepared with them.
 	narrowed map[string]*prepared
+	// shared is the base every Simulate of this state starts from (see base), once baseBuilt.
+	shared    *base
+	baseBuilt bool
 }
 
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
@@ -37,7 +40,7 @@ type prepared struct {
 	// pods memoises what each pending pod converts to on its own (podConversion), filled as
 	// solves meet them; clones share it.
 	pods *podMemo
-	// launchable is launchableDomains(pools), which every plan reports (a copy of it).
+	// launchable is nodetemplate.LaunchableDomains of the pools, which every plan reports (a copy of it).
 	launchable map[string][]string
 }
 
@@ -106,7 +109,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 	}
 	pods := newPodMemo()
 	if dims == nil || in.Pools.fits(in, dims) {
-		dims, daemons, pools, launchable = in.Pools.dims, in.Pools.daemons, ownPools(in.Pools.pools), in.Pools.launchable
+		dims, daemons, pools, launchable = in.Pools.set.Dims, in.Pools.set.Daemons, ownPools(in.Pools.pools), in.Pools.set.Launchable
 	} else {
 		daemons = daemonset.Templates(in.DaemonSets, dims)
 		// The pending pods convert under the dimensions alone: on the other cores meanwhile.
@@ -149,7 +152,8 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 // Simulate plans the cluster's pending pods, those the change displaces and those it adds,
 // as Solve would on the changed cluster. The Cluster is left as it was.
 func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
-	in, fresh, err := c.changed(change)
+	delta := &nodeDelta{}
+	in, fresh, err := c.changedNoting(change, delta)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -163,13 +167,15 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 			return Plan{}, err
 		}
 	}
+	b := c.base()
 	if !prep.dims.CoversPods(in.Pods[fresh:]) {
 		// A displaced or added pod asks for a resource the prepared cluster has never seen.
 		if prep, err = prepare(in); err != nil {
 			return Plan{}, err
 		}
+		b = nil // converted with other dimensions
 	}
-	return solve(in, prep)
+	return solve(in, prep, start{base: b, delta: delta, ranked: len(change.Initialize) == 0})
 }
 
 // narrow returns the cluster prepared with every NodePool narrowed by reqs, memoised per
@@ -294,6 +300,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		return err
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
+	c.shared, c.baseBuilt = nil, false
 	return nil
 }
 
@@ -365,36 +372,43 @@ func (c *Cluster) Input() Input {
 // Cluster's own are never modified) and the pods pending: the cluster's (less those the change
 // removes), then from index fresh on those the change displaces, then those it adds.
 func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
+	return c.changedNoting(change, nil)
+}
+
+// changedNoting is changed, noting in delta (when given) which of the Cluster's nodes the
+// change removed or replaced.
+func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fresh int, err error) {
 	in = c.in
 	if len(change.RemoveNodes) == 0 && len(change.Cordon) == 0 && len(change.Evict) == 0 && len(change.AddPods) == 0 &&
 		len(change.RemovePods) == 0 && len(change.Initialize) == 0 {
 		return in, len(in.Pods), nil
 	}
-	known := map[string]bool{}
-	runningPods := map[string]bool{}
-	for _, en := range c.in.ExistingNodes {
-		if en == nil || en.Node == nil {
-			continue
-		}
-		known[en.Node.Name] = true
-		if len(change.Evict) == 0 && len(change.RemovePods) == 0 {
-			continue
-		}
-		for _, p := range en.Pods {
-			if p != nil {
-				runningPods[podKey(p)] = true
+	known := func(name string) bool {
+		_, ok := c.base().index[name]
+		return ok
+	}
+	if c.base() == nil {
+		names := map[string]bool{}
+		for _, en := range c.in.ExistingNodes {
+			if en != nil && en.Node != nil {
+				names[en.Node.Name] = true
 			}
 		}
+		known = func(name string) bool { return names[name] }
+	}
+	var running func(key string) bool
+	if len(change.Evict) > 0 || len(change.RemovePods) > 0 {
+		running = c.runningPods()
 	}
 	for _, list := range [][]string{change.RemoveNodes, change.Cordon, change.Initialize} {
 		for _, name := range list {
-			if !known[name] {
+			if !known(name) {
 				return Input{}, 0, fmt.Errorf("change: node %q is not in the cluster", name)
 			}
 		}
 	}
 	for _, k := range change.Evict {
-		if !runningPods[k] {
+		if !running(k) {
 			return Input{}, 0, fmt.Errorf("change: pod %s does not run on any node of the cluster", k)
 		}
 	}
@@ -407,7 +421,7 @@ func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
 				pending = append(pending, p)
 			}
 		}
-		if err := allKnown(change.RemovePods, runningPods, c.in.Pods); err != nil {
+		if err := allKnown(change.RemovePods, running, c.in.Pods); err != nil {
 			return Input{}, 0, err
 		}
 	}
@@ -418,25 +432,45 @@ func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
 		maps.Copy(leaving, evicted)
 		maps.Copy(leaving, gone)
 	}
+	var marks []nodeMark
+	if b := c.base(); b != nil {
+		marks = b.marks(change, leaving)
+	}
+	// is reports whether the change marks node i (named name) so: by position with a base,
+	// else by name.
+	is := func(i int, name string, mark nodeMark, set map[string]bool) bool {
+		if marks != nil {
+			return marks[i]&mark != 0
+		}
+		return set[name]
+	}
 	in.ExistingNodes = make([]*ExistingNode, 0, len(c.in.ExistingNodes))
-	for _, en := range c.in.ExistingNodes {
+	for i, en := range c.in.ExistingNodes {
 		if en == nil || en.Node == nil {
 			in.ExistingNodes = append(in.ExistingNodes, en)
 			continue
 		}
-		if removed[en.Node.Name] {
+		name := en.Node.Name
+		if is(i, name, markRemoved, removed) {
+			if delta != nil {
+				delta.removed = append(delta.removed, i)
+			}
 			continue
 		}
-		loses := evictsFrom(en, leaving)
-		if !cordoned[en.Node.Name] && !loses && !ready[en.Node.Name] {
+		loses := is(i, name, markLoses, nil)
+		if marks == nil {
+			loses = evictsFrom(en, leaving)
+		}
+		isCordoned, isReady := is(i, name, markCordoned, cordoned), is(i, name, markReady, ready)
+		if !isCordoned && !loses && !isReady {
 			in.ExistingNodes = append(in.ExistingNodes, en) // unchanged: its conversion is reused
 			continue
 		}
 		copied := *en
-		if ready[en.Node.Name] {
+		if isReady {
 			copied.Initialized = true
 		}
-		if cordoned[en.Node.Name] {
+		if isCordoned {
 			node := *en.Node
 			node.Spec = *en.Node.Spec.DeepCopy()
 			node.Spec.Unschedulable = true
@@ -451,15 +485,41 @@ func (c *Cluster) changed(change Change) (in Input, fresh int, err error) {
 			}
 		}
 		in.ExistingNodes = append(in.ExistingNodes, &copied)
+		if delta != nil {
+			delta.replaced = append(delta.replaced, replacedNode{at: i, with: &copied})
+		}
 	}
-	in.Pods = append(slices.Clip(pending), displaced(c.in, change)...)
+	in.Pods = append(slices.Clip(pending), displaced(c.in, change, marks)...)
 	fresh = len(pending)
 	in.Pods = append(in.Pods, change.AddPods...)
 	return in, fresh, nil
 }
 
+// runningPods returns whether a pod (namespace/name) runs on a node of the cluster.
+func (c *Cluster) runningPods() func(key string) bool {
+	if b := c.base(); b != nil {
+		hosts := b.podHosts()
+		return func(key string) bool {
+			_, ok := hosts[key]
+			return ok
+		}
+	}
+	keys := map[string]bool{}
+	for _, en := range c.in.ExistingNodes {
+		if en == nil || en.Node == nil {
+			continue
+		}
+		for _, p := range en.Pods {
+			if p != nil {
+				keys[podKey(p)] = true
+			}
+		}
+	}
+	return func(key string) bool { return keys[key] }
+}
+
 // allKnown checks that every pod a change removes is pending or runs on a node.
-func allKnown(keys []string, running map[string]bool, pending []*corev1.Pod) error {
+func allKnown(keys []string, running func(key string) bool, pending []*corev1.Pod) error {
 	isPending := make(map[string]bool, len(pending))
 	for _, p := range pending {
 		if p != nil {
@@ -467,7 +527,7 @@ func allKnown(keys []string, running map[string]bool, pending []*corev1.Pod) err
 		}
 	}
 	for _, k := range keys {
-		if !running[k] && !isPending[k] {
+		if !running(k) && !isPending[k] {
 			return fmt.Errorf("change: pod %s is neither pending nor running on a node of the cluster", k)
 		}
 	}
@@ -488,21 +548,38 @@ func evictsFrom(en *ExistingNode, evicted map[string]bool) bool {
 }
 
 // displaced lists the pods a change takes off their nodes, in node then pod order.
-func displaced(in Input, change Change) []*corev1.Pod {
+// marks, when set, marks in's nodes as the change does (see nodeMark).
+func displaced(in Input, change Change, marks []nodeMark) []*corev1.Pod {
 	removed, evicted, gone := toSet(change.RemoveNodes), toSet(change.Evict), toSet(change.RemovePods)
+	isRemoved := func(i int, en *ExistingNode) bool {
+		if marks != nil {
+			return marks[i]&markRemoved != 0
+		}
+		return removed[en.Node.Name]
+	}
 	var out []*corev1.Pod
-	for _, en := range in.ExistingNodes {
-		if en == nil || en.Node == nil || (!removed[en.Node.Name] && len(evicted) == 0) {
+	for i, en := range in.ExistingNodes {
+		if marks != nil && marks[i]&(markRemoved|markLoses) == 0 {
+			continue // nothing to read on a node that neither goes nor loses a pod
+		}
+		if en == nil || en.Node == nil || (!isRemoved(i, en) && len(evicted) == 0) {
 			continue
 		}
 		for _, p := range en.Pods {
-			if p == nil || gone[podKey(p)] {
+			if p == nil {
+				continue
+			}
+			var key string
+			if len(gone) > 0 || len(evicted) > 0 {
+				key = podKey(p)
+			}
+			if gone[key] {
 				continue
 			}
 			switch {
-			case evicted[podKey(p)]:
+			case evicted[key]:
 				out = append(out, p)
-			case removed[en.Node.Name] && !isTerminal(p) && p.DeletionTimestamp == nil && !daemonset.Owns(p) && !ownedByNode(p):
+			case isRemoved(i, en) && !isTerminal(p) && p.DeletionTimestamp == nil && !daemonset.Owns(p) && !ownedByNode(p):
 				out = append(out, p)
 			}
 		}
@@ -539,6 +616,19 @@ func toSet(names []string) map[string]bool {
 	out := make(map[string]bool, len(names))
 	for _, n := range names {
 		out[n] = true
+	}
+	return out
+}
+
+// topologyDomains is the plan's copy of the launchable domains: a plan's maps and slices are
+// its caller's.
+func (prep *prepared) topologyDomains() map[string][]string {
+	if prep.launchable == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(prep.launchable))
+	for key, domains := range prep.launchable {
+		out[key] = slices.Clone(domains)
 	}
 	return out
 }

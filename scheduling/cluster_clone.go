@@ -13,13 +13,16 @@ import (
 //
 // It costs next to nothing, where Prepare converts every node and pod again: the clone
 // shares what no solve modifies (the input's objects, the NodePools' instance-type options,
-// the DaemonSets, the dimensions and the existing nodes' conversions, which a solve copies
-// before use) and owns what solves write, the memos: each NodePool's compatible types, the
+// the DaemonSets, the dimensions, the existing nodes' conversions and the base that solves
+// start from, which a solve copies before it writes; the first Clone of a state works the
+// base out) and owns what solves write, the memos: each NodePool's compatible types, the
 // running pods' requests and the narrowed NodePools (cloned alike, so the clone does not
-// prepare them again). The pods' own conversions (podMemo) are shared under a lock, so that
-// a pod one clone converted is not converted again by the others.
+// prepare them again). The pods' own conversions (podMemo) and the NodePools' memos
+// (nodetemplate.Memos) are shared under locks, so that what one clone worked out is not
+// worked out again by the others.
 func (c *Cluster) Clone() *Cluster {
-	out := &Cluster{in: c.in, prep: c.prep.clone()}
+	// The base is worked out here, once, rather than by each clone's first Simulate.
+	out := &Cluster{in: c.in, prep: c.prep.clone(), shared: c.base(), baseBuilt: true}
 	if len(c.narrowed) > 0 {
 		out.narrowed = make(map[string]*prepared, len(c.narrowed))
 		for key, prep := range c.narrowed {

@@ -31,8 +31,8 @@ func TestCloneOwnsTheMemos(t *testing.T) {
 		require.Len(t, cp.pools, len(orig.pools))
 		for i := range orig.pools {
 			require.NotSame(t, orig.pools[i], cp.pools[i])
-			require.False(t, same(orig.pools[i].compatible, cp.pools[i].compatible), "pool %s's compatible types", orig.pools[i].np.Name)
-			require.Equal(t, orig.pools[i].types, cp.pools[i].types, "the instance-type options are shared")
+			require.False(t, same(orig.pools[i].compatible, cp.pools[i].compatible), "pool %s's compatible types", orig.pools[i].NodePool.Name)
+			require.Equal(t, orig.pools[i].Types, cp.pools[i].Types, "the instance-type options are shared")
 		}
 	}
 	check(c.prep, clone.prep)

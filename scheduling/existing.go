@@ -3,7 +3,6 @@ package scheduling
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -12,31 +11,47 @@ import (
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/taints"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
 )
 
-// existingNode is a cluster node as the solver tracks it: free room, ports and labels.
+// existingNode is a cluster node as the solver tracks it: free room, ports and labels. What a
+// solve changes is its own; what the conversion fixed (nodeFacts) is shared by every solve's
+// copy of the node, so that copying the cluster's nodes for a solve copies little.
 type existingNode struct {
+	*nodeFacts
+	// taints are the node's, less the startup taints of its NodePool while it starts.
+	taints []corev1.Taint
+	used   resources.Vector
+	// usedShared is set while used is still the prepared conversion's, which no solve may
+	// write: ownUsed copies it first.
+	usedShared bool
+	ports      []hostport.Port
+	placed     []*podInfo
+	index      int // position in the solver's free-room index
+	// shared is set on a Cluster base's node, which solves share and never write:
+	// solver.ownExisting copies it first.
+	shared bool
+}
+
+// nodeFacts is what converting a node fixed, which no solve writes.
+type nodeFacts struct {
 	name        string
 	node        *corev1.Node
 	nodePool    string
 	initialized bool
 	labels      map[string]string
 	reqs        requirements.Requirements
-	taints      []corev1.Taint
 	capacity    resources.Vector
 	allocatable resources.Vector
-	used        resources.Vector
-	// usedShared is set while used is still the prepared conversion's, which no solve may
-	// write: ownUsed copies it first.
-	usedShared  bool
-	ports       []hostport.Port
-	attach      *volume.AttachCounter
 	attachLimit map[string]int
-	placed      []*podInfo
 	// daemonSets names (namespace/name) the DaemonSets with a pod bound to the node.
 	daemonSets map[string]bool
-	index      int // position in the solver's free-room index
+	// volumePods are the node's running pods with volumes (the only ones the volume index
+	// reads), antiAffinityPods those with required pod anti-affinity (the only ones
+	// topology reads before it knows whether any rule exists), so that a solve does not walk
+	// every pod of the cluster for them.
+	volumePods, antiAffinityPods []*corev1.Pod
 }
 
 // ownUsed returns the node's used room to write, a copy of its own from the first write on.
@@ -47,51 +62,56 @@ func (n *existingNode) ownUsed() resources.Vector {
 	return n.used
 }
 
-// free is the room left on the node.
-func (n *existingNode) free() resources.Vector {
-	f := n.allocatable.Clone()
-	f.Sub(n.used)
-	return f
+// freeInto writes the room left on the node into dst and returns it.
+func (n *existingNode) freeInto(dst resources.Vector) resources.Vector {
+	copy(dst, n.allocatable)
+	dst.Sub(n.used)
+	return dst
 }
 
-// newExistingNodes converts the cluster's nodes for one solve. The Cluster's own nodes were
-// converted once by prepare (prep.existing, never modified) and a solve works on cheap copies;
-// nodes a change altered are converted anew.
-func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared) ([]*existingNode, error) {
+// newExistingNodes converts the cluster's nodes for one solve, in the order solves try them,
+// and returns them in the input's order too. The Cluster's own nodes were converted once by
+// prepare (prep.existing, never modified) and a solve works on cheap copies; nodes a change
+// altered are converted anew. With a base of the Cluster the input was changed from, the
+// names are known to be unique. (A solve from the base takes its nodes from it instead: see
+// existingFromBase.)
+func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, b *base) (sorted, inputOrder []*existingNode, err error) {
+	buf := make([]existingNode, len(in))
 	out := make([]*existingNode, 0, len(in))
-	seen := make(map[string]bool, len(in))
+	var seen map[string]bool
+	if b == nil {
+		seen = make(map[string]bool, len(in))
+	}
 	for i, en := range in {
 		if en == nil || en.Node == nil {
-			return nil, fmt.Errorf("existingNodes[%d]: node is nil", i)
+			return nil, nil, fmt.Errorf("existingNodes[%d]: node is nil", i)
 		}
 		name := en.Node.Name
 		if name == "" {
-			return nil, fmt.Errorf("existingNodes[%d]: node has no name", i)
+			return nil, nil, fmt.Errorf("existingNodes[%d]: node has no name", i)
 		}
-		if seen[name] {
-			return nil, fmt.Errorf("existing node %q is given twice", name)
+		if b == nil {
+			// A base has checked the Cluster's names, which a change only removes.
+			if seen[name] {
+				return nil, nil, fmt.Errorf("existing node %q is given twice", name)
+			}
+			seen[name] = true
 		}
-		seen[name] = true
 		tmpl, ok := prep.existing[en]
 		if !ok {
-			var err error
 			if tmpl, err = newExistingNode(en, dims, prep.runningRequests); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
-		n := *tmpl
+		n := &buf[i]
+		*n = *tmpl
 		n.usedShared = true // most nodes take no pod: copied on the first write
 		n.ports = slices.Clip(tmpl.ports)
-		out = append(out, &n)
+		out = append(out, n)
 	}
-	// Initialized nodes first, then nodes still starting; by name within each group.
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].initialized != out[j].initialized {
-			return out[i].initialized
-		}
-		return out[i].name < out[j].name
-	})
-	return out, nil
+	sorted = slices.Clone(out)
+	slices.SortStableFunc(sorted, compareExisting)
+	return sorted, out, nil
 }
 
 // newExistingNode converts one node. requests memoises what each running pod uses (its
@@ -122,18 +142,19 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		capacity = alloc
 	}
 	n := &existingNode{
-		name:        name,
-		node:        en.Node,
-		nodePool:    en.NodePool,
-		initialized: en.Initialized,
-		labels:      labels,
-		reqs:        requirements.FromLabels(labels),
-		taints:      taints.Starting(en.Node.Spec.Taints, en.Initialized),
-		capacity:    dims.Vector(capacity),
-		allocatable: dims.Vector(alloc),
-		used:        make(resources.Vector, dims.Len()),
-		attach:      volume.NewAttachCounter(),
-		attachLimit: en.VolumeAttachLimits,
+		nodeFacts: &nodeFacts{
+			name:        name,
+			node:        en.Node,
+			nodePool:    en.NodePool,
+			initialized: en.Initialized,
+			labels:      labels,
+			reqs:        requirements.FromLabels(labels),
+			capacity:    dims.Vector(capacity),
+			allocatable: dims.Vector(alloc),
+			attachLimit: en.VolumeAttachLimits,
+		},
+		taints: taints.Starting(en.Node.Spec.Taints, en.Initialized),
+		used:   make(resources.Vector, dims.Len()),
 	}
 	if n.nodePool == "" {
 		n.nodePool = labels[requirements.LabelNodePool]
@@ -154,6 +175,12 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		}
 		n.used.Add(v)
 		n.ports = append(n.ports, hostport.OfPod(pod)...)
+		if len(pod.Spec.Volumes) > 0 {
+			n.volumePods = append(n.volumePods, pod)
+		}
+		if pod.DeletionTimestamp == nil && topology.HasRequiredAntiAffinity(pod) {
+			n.antiAffinityPods = append(n.antiAffinityPods, pod)
+		}
 		for _, ref := range pod.OwnerReferences {
 			if ref.Kind == "DaemonSet" {
 				if n.daemonSets == nil {
@@ -174,10 +201,11 @@ func isTerminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
 
-// countExistingVolumes counts the claims of pods already running on existing nodes against
-// those nodes' attach limits.
-func (s *solver) countExistingVolumes() {
-	for _, n := range s.existing {
-		n.attach = s.volumes.AttachedOn(n.name)
+// existingAttach returns the claims the pods of an existing node attach, worked out from the
+// volume index when first asked for.
+func (s *solver) existingAttach(n *existingNode) *volume.AttachCounter {
+	if s.attached[n.index] == nil {
+		s.attached[n.index] = s.volumes.AttachedOn(n.name)
 	}
+	return s.attached[n.index]
 }

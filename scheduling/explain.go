@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -12,24 +13,24 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 	}
 	compatible := pool.compatibleTypes(reqs)
 	if len(compatible) == 0 {
-		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", describeRequirements(reqs, pool), pool.np.RuledOutBy(pool.reqs, reqs))
+		return reject(true, ConstraintNodeAffinity, checkOptions, "no instance type with an available offering satisfies %s%s", pool.Describe(reqs), pool.NodePool.RuledOutBy(pool.Reqs, reqs))
 	}
 	zero := make(resources.Vector, s.dims.Len())
-	var fitting []*typeOption
+	var fitting []*nodetemplate.Option
 	for _, t := range compatible {
-		if resources.FitsSum(zero, p.requests, t.room) {
+		if resources.FitsSum(zero, p.requests, t.Room) {
 			fitting = append(fitting, t)
 		}
 	}
 	if len(fitting) > 0 {
 		smallest := fitting[0]
 		for _, t := range fitting[1:] {
-			if t.capacity[resources.CPU] < smallest.capacity[resources.CPU] {
+			if t.Capacity[resources.CPU] < smallest.Capacity[resources.CPU] {
 				smallest = t
 			}
 		}
 		return reject(true, ConstraintLimits, checkOptions, "limits %s leave no room for a node that fits the pod (%s; the smallest type that fits, %s, has %s)",
-			pool.limits.String(), pool.limits.Taken(), smallest.it.Name, pool.limits.Capacity(smallest.capacity))
+			pool.limits.String(), pool.limits.Taken(), smallest.InstanceType.Name, pool.limits.Capacity(smallest.Capacity))
 	}
 	// Name the first resource no compatible type has room for, with the largest room seen.
 	for i := 0; i < s.dims.Len(); i++ {
@@ -39,8 +40,8 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 		}
 		var largest int64 = -1
 		for _, t := range compatible {
-			if t.room[i] > largest {
-				largest = t.room[i]
+			if t.Room[i] > largest {
+				largest = t.Room[i]
 			}
 		}
 		if largest < want {
@@ -48,7 +49,7 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 			wantQ, largestQ := resources.Quantity(name, want), resources.Quantity(name, max(largest, 0))
 			daemons := ""
 			for _, t := range compatible {
-				if t.daemons[i] > 0 {
+				if t.Daemons[i] > 0 {
 					daemons = ", after daemon overhead"
 					break
 				}
@@ -57,22 +58,4 @@ func (s *solver) explainNoOption(pool *poolState, p *podInfo, reqs requirements.
 		}
 	}
 	return reject(true, ConstraintResources, checkOptions, "no single instance type has room for all of the pod's requests %s", s.dims.Format(p.requests))
-}
-
-func describeRequirements(reqs requirements.Requirements, pool *poolState) string {
-	// Leave out what every node of the pool has anyway, so the sentence shows the pod's asks.
-	parts := requirements.Requirements{}
-	for _, k := range reqs.Keys() {
-		if k == requirements.LabelHostname || k == requirements.LabelNodePool {
-			continue
-		}
-		if pr, ok := pool.reqs[k]; ok && pr == reqs[k] {
-			continue
-		}
-		parts[k] = reqs[k]
-	}
-	if len(parts) == 0 {
-		return "the nodepool's requirements"
-	}
-	return parts.String()
 }

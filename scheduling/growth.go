@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 )
@@ -44,7 +45,7 @@ func (n *newNode) growsWell(room resources.Vector, price float64, v resources.Ve
 	if n.unbounded || len(n.byPrice) == 0 || price <= n.price {
 		return true
 	}
-	return copyCost(price+fixed, room, v) <= growthSlack*copyCost(n.price+fixed, n.byPrice[0].room, v)
+	return copyCost(price+fixed, room, v) <= growthSlack*copyCost(n.price+fixed, n.byPrice[0].Room, v)
 }
 
 // withPod returns the node's requests plus p's, in the solver's scratch vector.
@@ -60,8 +61,8 @@ func (s *solver) withPod(n *newNode, p *podInfo) resources.Vector {
 func (s *solver) affordable(n *newNode, p *podInfo) bool {
 	v := s.withPod(n, p)
 	for i, t := range n.byPrice {
-		if v.Fits(t.room) {
-			return n.growsWell(t.room, n.byPriceVal[i], v, s.nodeCost) || n.byPriceVal[i]-n.price <= s.aloneCost(p)+s.nodeCost
+		if v.Fits(t.Room) {
+			return n.growsWell(t.Room, n.byPriceVal[i], v, s.nodeCost) || n.byPriceVal[i]-n.price <= s.aloneCost(p)+s.nodeCost
 		}
 	}
 	return false
@@ -75,14 +76,14 @@ func (s *solver) aloneCost(p *podInfo) float64 {
 	}
 	best := math.Inf(1)
 	for _, pool := range s.pools {
-		if _, bad := p.untoleratedTaint(pool.np.Taints); bad {
+		if _, bad := p.untoleratedTaint(pool.NodePool.Taints); bad {
 			continue
 		}
-		for _, t := range pool.types {
-			if t.cheapest >= best || !p.requests.Fits(t.room) {
+		for _, t := range pool.Types {
+			if t.Cheapest >= best || !p.requests.Fits(t.Room) {
 				continue
 			}
-			if price := hostPrice(pool, t, p.effective()); price >= 0 && price < best {
+			if price := pool.HostPrice(t, p.effective()); price >= 0 && price < best {
 				best = price
 			}
 		}
@@ -92,13 +93,13 @@ func (s *solver) aloneCost(p *podInfo) float64 {
 }
 
 // growthAllowed is affordable for the options and requirements a join would leave.
-func (s *solver) growthAllowed(n *newNode, options []*typeOption, reqs requirements.Requirements, p *podInfo) bool {
+func (s *solver) growthAllowed(n *newNode, options []*nodetemplate.Option, reqs requirements.Requirements, p *podInfo) bool {
 	c, ok := n.cheapestAmong(options, reqs)
 	if !ok {
 		return false
 	}
 	v := s.withPod(n, p)
-	return n.growsWell(c.option.room, c.offering.Price, v, s.nodeCost) || c.offering.Price-n.price <= s.aloneCost(p)+s.nodeCost
+	return n.growsWell(c.Option.Room, c.Offering.Price, v, s.nodeCost) || c.Offering.Price-n.price <= s.aloneCost(p)+s.nodeCost
 }
 
 // free is the room a pod can expect on the node: the most room among the options the node
@@ -108,7 +109,7 @@ func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
 	clear(f)
 	if n.unbounded || len(n.byPrice) == 0 {
 		for _, t := range n.byPrice {
-			f.Max(t.room)
+			f.Max(t.Room)
 		}
 		f.Sub(n.used)
 		return f
@@ -119,49 +120,49 @@ func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
 	// options, mostly the largest, come first: once one of them may be grown into, the
 	// cheaper ones mostly fit within it and cost a comparison each, not a price per copy.
 	// The maximum is the same in any order.
-	limit := growthSlack * copyCost(n.price+fixed, n.byPrice[0].room, n.used)
+	limit := growthSlack * copyCost(n.price+fixed, n.byPrice[0].Room, n.used)
 	for i := len(n.byPrice) - 1; i >= 0; i-- {
 		t := n.byPrice[i]
-		if t.room.Fits(f) {
+		if t.Room.Fits(f) {
 			continue
 		}
-		if price := n.byPriceVal[i]; price <= n.price || copyCost(price+fixed, t.room, n.used) <= limit {
-			f.Max(t.room)
+		if price := n.byPriceVal[i]; price <= n.price || copyCost(price+fixed, t.Room, n.used) <= limit {
+			f.Max(t.Room)
 		}
 	}
 	f.Sub(n.used)
 	return f
 }
 
-// cheapestAmong is cheapestChoice(options, reqs) for options the node holds, read off the
+// cheapestAmong is nodetemplate.Cheapest(options, reqs) for options the node holds, read off the
 // node's price order when reqs are the node's own: the first of options there has the lowest
 // price, and only the options at that price are compared further (zone, capacity type, name),
 // instead of every option's offerings. Other requirements price the options anew.
-func (n *newNode) cheapestAmong(options []*typeOption, reqs requirements.Requirements) (choice, bool) {
+func (n *newNode) cheapestAmong(options []*nodetemplate.Option, reqs requirements.Requirements) (nodetemplate.Choice, bool) {
 	if n.byPrice == nil || n.binPriced || len(reqs) != len(n.reqs) || !sameRequirements(reqs, n.reqs) {
-		return cheapestChoice(options, reqs)
+		return nodetemplate.Cheapest(options, reqs)
 	}
 	in := n.pool.scratch // all false between uses
 	for _, t := range options {
-		in[t.index] = true
+		in[t.Index] = true
 	}
-	var best choice
+	var best nodetemplate.Choice
 	found := false
-	f := typeindex.OfferingFilter(n.pool.typeIndex, reqs)
+	f := typeindex.OfferingFilter(n.pool.TypeIndex, reqs)
 	for i, t := range n.byPrice {
-		if !in[t.index] {
+		if !in[t.Index] {
 			continue
 		}
-		if found && n.byPriceVal[i] != best.offering.Price {
+		if found && n.byPriceVal[i] != best.Offering.Price {
 			break // the order is by price: the rest cost more
 		}
 		o := t.Offerings[f.CheapestOffering(&t.Type)]
-		if !found || typeindex.TieLess(&t.Type, o, &best.option.Type, best.offering) {
-			best, found = choice{option: t, offering: o}, true
+		if !found || typeindex.TieLess(&t.Type, o, &best.Option.Type, best.Offering) {
+			best, found = nodetemplate.Choice{Option: t, Offering: o}, true
 		}
 	}
 	for _, t := range options {
-		in[t.index] = false
+		in[t.Index] = false
 	}
 	return best, found
 }

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 	"github.com/nodeplan/nodeplan/volume"
@@ -29,7 +31,7 @@ func (s *solver) improve() {
 		if len(n.pods) == 0 || !movable(n) {
 			continue
 		}
-		key := strconv.Itoa(n.pool.index) + "|" + withoutHostname(n.reqs).String()
+		key := strconv.Itoa(n.pool.Index) + "|" + withoutHostname(n.reqs).String()
 		groups[key] = append(groups[key], n)
 	}
 	keys := make([]string, 0, len(groups))
@@ -42,7 +44,7 @@ func (s *solver) improve() {
 	// require, so the plan does not depend on the number of cores.
 	packed := make([][]*newNode, len(keys)*len(binStrategies))
 	parallel.Each(len(packed), func(i int) {
-		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], binStrategies[i%len(binStrategies)])
+		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], keys[i/len(binStrategies)], i%len(binStrategies))
 	})
 	// Each replaced node's place (and name) goes to a bin, in plan order; the group's last
 	// node also makes way for bins beyond the old count, under names not used yet. Names are
@@ -66,7 +68,7 @@ func (s *solver) improve() {
 			pool.limits.ReleaseNode()
 		}
 		for i, b := range bins {
-			pool.limits.Move(b.reserved, maxCapacity(b.options, s.dims))
+			pool.limits.Move(b.reserved, nodetemplate.MaxCapacity(b.options, s.dims))
 			pool.limits.TakeNode()
 			if i < len(old) {
 				b.name = old[i].name
@@ -104,7 +106,7 @@ func (s *solver) improve() {
 // movable reports whether a node's pods can be moved between nodes of the same NodePool and
 // requirements without any other pod noticing.
 func movable(n *newNode) bool {
-	if n.static || n.daemonCounted || len(n.pool.minValues) > 0 {
+	if n.static || n.daemonCounted || len(n.pool.MinValues) > 0 {
 		return false
 	}
 	for _, p := range n.pods {
@@ -140,27 +142,17 @@ var binStrategies = binpack.Strategies()
 // packing is kept.
 const maxRepackClasses = 512
 
-// repack packs the pods of nodes (one NodePool, one requirement set) afresh; nil when it
-// cannot.
-func (s *solver) repack(nodes []*newNode, strategy binpack.Strategy) []*newNode {
+// repack packs the pods of nodes (one NodePool, one requirement set: group names both)
+// afresh with binStrategies[si]; nil when it cannot.
+func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
+	strategy := binStrategies[si]
 	pool := nodes[0].pool
 	reqs := withoutHostname(nodes[0].reqs)
 	// Repacks run at once: each works in buffers of its own.
 	var filters typeindex.Scratch
-	var types []*typeOption
-	f := pool.typeIndex.Compile(reqs, &filters)
-	for _, t := range pool.types {
-		if f.Allows(&t.Type) {
-			types = append(types, t)
-		}
-	}
+	types := pool.GroupTypes(reqs, group, &filters)
 	if len(types) == 0 {
 		return nil
-	}
-	kinds := binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
-	for i, t := range types {
-		kinds.Rooms[i] = t.room
-		kinds.Prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
 	}
 	byKey := map[string]int{}
 	var classes []podClass
@@ -194,18 +186,38 @@ func (s *solver) repack(nodes []*newNode, strategy binpack.Strategy) []*newNode 
 		})
 		shapes[i] = binpack.Class{Requests: c.pods[0].requests, Left: len(c.pods)}
 	}
+	key := repackKey(group, si, classes)
+	memo, replay := pool.Memos.Repacks.Get(key)
+	var kinds binpack.Kinds
+	if !replay {
+		kinds = pool.GroupKinds(reqs, group, types, &filters)
+	}
+	var fills nodetemplate.RepackFills
 	ws := &binpack.Workspace{}
 	var bins []*newNode
-	for count > 0 {
-		best := strategy(ws, kinds, remaining, shapes)
-		if best == nil {
-			return nil
+	var fitting []*nodetemplate.Option // BinLaunch's buffer
+	for bin := 0; count > 0; bin++ {
+		var taken []int
+		switch {
+		case replay && bin < len(memo.Taken):
+			taken = memo.Taken[bin]
+		case replay:
+			return nil // memo.failed: the strategy finds no fill here
+		default:
+			best := strategy(ws, kinds, remaining, shapes)
+			if best == nil {
+				fills.Failed = true
+				pool.Memos.Repacks.Put(key, fills)
+				return nil
+			}
+			taken = best.Taken
+			fills.Taken = append(fills.Taken, taken)
 		}
 		var binPods []*podInfo
 		used := make(resources.Vector, s.dims.Len())
 		for i := range classes {
 			c := &classes[i]
-			for k := 0; k < best.Taken[i]; k++ {
+			for k := 0; k < taken[i]; k++ {
 				p := c.pods[c.next]
 				c.next++
 				shapes[i].Left--
@@ -216,40 +228,30 @@ func (s *solver) repack(nodes []*newNode, strategy binpack.Strategy) []*newNode 
 			}
 		}
 		binReqs := binRequirements(pool, reqs, binPods)
-		options := fittingTypes(pool, types, used, binReqs, &filters)
-		cheapest, found := cheapestChoice(options, binReqs)
-		if !found {
+		launch := pool.BinLaunch(group, types, used, binReqs, &filters, &fitting)
+		if !launch.Found {
 			return nil
 		}
 		b := &newNode{
 			pool:     pool,
 			reqs:     binReqs,
-			options:  options,
-			maxRoom:  maxRoom(options, s.dims),
+			options:  launch.Options,
+			maxRoom:  launch.MaxRoom,
 			used:     used,
 			reserved: make(resources.Vector, s.dims.Len()+1),
-			ports:    append([]hostport.Port(nil), pool.daemonPorts...),
+			ports:    append([]hostport.Port(nil), pool.DaemonPorts...),
 			attach:   volume.NewAttachCounter(),
 			pods:     binPods,
 
-			price:     cheapest.offering.Price,
+			price:     launch.Price,
 			binPriced: true,
 		}
 		bins = append(bins, b)
 	}
-	return bins
-}
-
-// fittingTypes returns the types (of pool) whose room holds used and that can meet reqs.
-func fittingTypes(pool *poolState, types []*typeOption, used resources.Vector, reqs requirements.Requirements, scratch *typeindex.Scratch) []*typeOption {
-	var out []*typeOption
-	f := pool.typeIndex.Compile(reqs, scratch)
-	for _, t := range types {
-		if used.Fits(t.room) && f.Allows(&t.Type) {
-			out = append(out, t)
-		}
+	if !replay {
+		pool.Memos.Repacks.Put(key, fills)
 	}
-	return out
+	return bins
 }
 
 // cheaper reports whether the new bins cost strictly less than the old nodes, each node's
@@ -283,7 +285,7 @@ func (s *solver) limitsAllow(old, bins []*newNode) bool {
 		left.Release(n.reserved)
 	}
 	for _, b := range bins {
-		left.Take(maxCapacity(b.options, s.dims))
+		left.Take(nodetemplate.MaxCapacity(b.options, s.dims))
 	}
 	return left.Within()
 }
@@ -293,9 +295,25 @@ func (s *solver) limitsAllow(old, bins []*newNode) bool {
 // pod contributes the alternative it was placed with, which the group's requirements already
 // include, so the alternatives agree with each other and with the group's types.
 func binRequirements(pool *poolState, group requirements.Requirements, pods []*podInfo) requirements.Requirements {
-	out := pool.reqs.Copy()
+	out := pool.Reqs.Copy()
 	for _, p := range pods {
 		out.AddAll(p.placedAlt)
 	}
 	return out
+}
+
+// repackKey is the memo's key of a packing: the group (NodePool and requirement set), the
+// strategy and the classes (sorted by requests) with their counts.
+func repackKey(group string, strategy int, classes []podClass) string {
+	var b strings.Builder
+	b.WriteString(group)
+	b.WriteByte('|')
+	b.WriteString(strconv.Itoa(strategy))
+	for _, c := range classes {
+		b.WriteByte('|')
+		b.WriteString(c.key)
+		b.WriteByte('x')
+		b.WriteString(strconv.Itoa(len(c.pods)))
+	}
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/hostport"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/typeindex"
@@ -20,7 +21,7 @@ type newNode struct {
 	// never repacked away.
 	static  bool
 	reqs    requirements.Requirements
-	options []*typeOption
+	options []*nodetemplate.Option
 	// maxRoom is the element-wise maximum room over options: a quick necessary test.
 	maxRoom  resources.Vector
 	used     resources.Vector
@@ -33,7 +34,7 @@ type newNode struct {
 	// price is the cheapest price the node can launch at now; byPrice holds its options by
 	// the price of their cheapest offering under reqs (prices alongside), cheapest first.
 	price   float64
-	byPrice []*typeOption
+	byPrice []*nodetemplate.Option
 	// version counts the changes to the node (pods joining, options settled): a pod that failed
 	// to join one version fails again on it.
 	version int
@@ -44,9 +45,9 @@ type newNode struct {
 	// ownsOptions says options is the node's own array, not one shared with the pool or other
 	// nodes; spareOptions is a second own array (or nil) the next narrowing may fill.
 	ownsOptions  bool
-	spareOptions []*typeOption
+	spareOptions []*nodetemplate.Option
 	// priceOrderCache is the solver's, shared: nodes opened alike have the same order.
-	priceOrderCache map[string]priceOrder
+	priceOrderCache map[string]nodetemplate.PriceOrder
 	ownsPriceOrder  bool
 	// unbounded lifts the growth rule (growth.go): under StrategyKarpenter a node may grow
 	// into any option that fits.
@@ -60,7 +61,7 @@ type newNode struct {
 // the options left.
 type candidate struct {
 	reqs    requirements.Requirements
-	options []*typeOption
+	options []*nodetemplate.Option
 	notes   []string
 	// alt is the pod's own requirement alternative the candidate satisfies.
 	alt requirements.Requirements
@@ -77,15 +78,9 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 	defer func() { s.alts = out }()
 	why := ""
 	for _, alt := range p.effective() {
-		// A key the pod requires must be defined by the NodePool itself; another pod's NotIn
-		// or DoesNotExist on base does not define it.
-		if !base.IsCompatible(alt, pool.allowUndefined) || !pool.reqs.IsCompatible(alt, pool.allowUndefined) {
+		if !pool.Admits(base, alt) {
 			if explain && why == "" {
-				err := pool.reqs.Compatible(alt, pool.allowUndefined)
-				if err == nil {
-					err = base.Compatible(alt, pool.allowUndefined)
-				}
-				if err != nil {
+				if err := pool.WhyNot(base, alt); err != nil {
 					why = err.Error()
 				}
 			}
@@ -121,11 +116,11 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 // reqsChanged is false the requirement test is skipped (the options already satisfy reqs).
 // A narrowed list is written into dst when it has room (dst must not share from's array),
 // else into a new array; an unchanged list is from itself.
-func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*typeOption {
+func (s *solver) fitOptions(dst, from []*nodetemplate.Option, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*nodetemplate.Option {
 	// The requirement test is compiled once for all options (see typeIndex).
 	var f typeindex.Filter
 	if reqsChanged {
-		f = pool.typeIndex.Compile(reqs, &pool.filters)
+		f = pool.TypeIndex.Compile(reqs, &pool.filters)
 	}
 	// resources.FitsSum(used, p.requests, room) with the sums made once, on the resources
 	// the pod asks for; volume and limit tests only when the pod or pool has them.
@@ -138,19 +133,19 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 		}
 	}
 	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.limits.Set()
-	keep := func(t *typeOption) bool {
+	keep := func(t *nodetemplate.Option) bool {
 		for k, d := range dims {
-			if need[k] > t.room[d] {
+			if need[k] > t.Room[d] {
 				return false
 			}
 		}
-		if checkAttach && !attach.Fits(p.volumes.Claims, t.it.VolumeAttachLimits) {
+		if checkAttach && !attach.Fits(p.volumes.Claims, t.InstanceType.VolumeAttachLimits) {
 			return false
 		}
 		if reqsChanged && !f.Allows(&t.Type) {
 			return false
 		}
-		return !checkLimits || pool.limits.FitsWith(t.capacity, reserved)
+		return !checkLimits || pool.limits.FitsWith(t.Capacity, reserved)
 	}
 	// Each option is judged once; the verdicts wait in a scratch buffer while the result's
 	// size is not known.
@@ -173,7 +168,7 @@ func (s *solver) fitOptions(dst, from []*typeOption, reqs requirements.Requireme
 	}
 	out := dst[:0]
 	if cap(out) < n {
-		out = make([]*typeOption, 0, n)
+		out = make([]*nodetemplate.Option, 0, n)
 	}
 	for i, t := range from {
 		if kept[i] {
@@ -202,10 +197,10 @@ func sameRequirements(a, b requirements.Requirements) bool {
 // cheaperCandidate reports whether narrowing a node to a is better than to b: a cheaper
 // offering stays allowed, or as cheap a one with more options left.
 func cheaperCandidate(a, b candidate) bool {
-	ca, _ := cheapestChoice(a.options, a.reqs)
-	cb, _ := cheapestChoice(b.options, b.reqs)
-	if ca.offering.Price != cb.offering.Price {
-		return ca.offering.Price < cb.offering.Price
+	ca, _ := nodetemplate.Cheapest(a.options, a.reqs)
+	cb, _ := nodetemplate.Cheapest(b.options, b.reqs)
+	if ca.Offering.Price != cb.Offering.Price {
+		return ca.Offering.Price < cb.Offering.Price
 	}
 	return len(a.options) > len(b.options)
 }
@@ -230,9 +225,9 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 		n.spareOptions = spare
 		n.ownsOptions = true
 		n.options = c.options
-		n.maxRoom = maxRoom(n.options, s.dims)
+		n.maxRoom = nodetemplate.MaxRoom(n.options, s.dims)
 		if n.pool.limits.Set() { // else Move does nothing
-			n.pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
+			n.pool.limits.Move(n.reserved, nodetemplate.MaxCapacity(n.options, s.dims))
 		}
 	}
 	if reqsChanged || optionsChanged {
@@ -244,7 +239,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
 	s.updateFree(n)
-	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Pool: n.pool.index}, n.reqs, n.index)
+	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Pool: n.pool.Index}, n.reqs, n.index)
 	s.portTaken.Note(p.hostPorts, n.index)
 	s.pins.Record(p.volumes.Claims, n.name)
 }
@@ -261,9 +256,9 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.index = len(s.nodes) // place appends the node next
 	n.reqs = reqs
 	n.options = options
-	n.maxRoom = maxRoom(n.options, s.dims)
+	n.maxRoom = nodetemplate.MaxRoom(n.options, s.dims)
 	if pool.limits.Set() { // else Move does nothing
-		pool.limits.Move(n.reserved, maxCapacity(n.options, s.dims))
+		pool.limits.Move(n.reserved, nodetemplate.MaxCapacity(n.options, s.dims))
 	}
 	pool.limits.TakeNode()
 	n.notes = best.notes
@@ -274,7 +269,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.attach.Add(p.volumes.Claims)
 	n.pods = append(n.pods, p)
 	s.recordDaemons(n, daemons)
-	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Pool: n.pool.index}, n.reqs, n.index)
+	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Pool: n.pool.Index}, n.reqs, n.index)
 	s.portTaken.Note(p.hostPorts, n.index)
 	s.pins.Record(p.volumes.Claims, n.name)
 	return n, ok
@@ -285,22 +280,6 @@ func worse(a, b rejection) rejection {
 		return b
 	}
 	return a
-}
-
-func maxRoom(options []*typeOption, dims *resources.Dims) resources.Vector {
-	out := make(resources.Vector, dims.Len())
-	for _, t := range options {
-		out.Max(t.room)
-	}
-	return out
-}
-
-func maxCapacity(options []*typeOption, dims *resources.Dims) resources.Vector {
-	out := make(resources.Vector, dims.Len())
-	for _, t := range options {
-		out.Max(t.capacity)
-	}
-	return out
 }
 
 func appendUnique(list []string, items ...string) []string {
@@ -320,7 +299,7 @@ func appendUnique(list []string, items ...string) []string {
 }
 
 // sameArray reports whether two slices share a backing array start.
-func sameArray(a, b []*typeOption) bool {
+func sameArray(a, b []*nodetemplate.Option) bool {
 	if cap(a) == 0 || cap(b) == 0 {
 		return false
 	}
@@ -338,16 +317,16 @@ func (s *solver) settleLimits() bool {
 		if !n.pool.limits.Set() || len(n.pods) == 0 || len(n.options) < 2 {
 			continue
 		}
-		c, found := cheapestChoice(n.options, n.reqs)
+		c, found := nodetemplate.Cheapest(n.options, n.reqs)
 		if !found {
 			continue
 		}
-		held := maxCapacity(n.options, s.dims)
+		held := nodetemplate.MaxCapacity(n.options, s.dims)
 		n.version++
-		n.options = []*typeOption{c.option}
+		n.options = []*nodetemplate.Option{c.Option}
 		n.ownsOptions, n.spareOptions = true, nil
-		n.maxRoom = maxRoom(n.options, s.dims)
-		capacity := maxCapacity(n.options, s.dims)
+		n.maxRoom = nodetemplate.MaxRoom(n.options, s.dims)
+		capacity := nodetemplate.MaxCapacity(n.options, s.dims)
 		n.pool.limits.Move(n.reserved, capacity)
 		n.orderByPrice(false)
 		s.updateFree(n)
@@ -364,17 +343,17 @@ func (s *solver) settleLimits() bool {
 // NodePool allows is still an option.
 func (s *solver) emptyNode(pool *poolState) *newNode {
 	name := s.nextNodeName(pool)
-	reqs := pool.reqs.Copy()
+	reqs := pool.Reqs.Copy()
 	reqs.Add(requirements.New(requirements.LabelHostname, corev1.NodeSelectorOpIn, name))
 	return &newNode{
 		name:     name,
 		pool:     pool,
 		reqs:     reqs,
-		options:  pool.types,
+		options:  pool.Types,
 		maxRoom:  s.poolRoom(pool),
 		used:     make(resources.Vector, s.dims.Len()),
 		reserved: make(resources.Vector, s.dims.Len()+1),
-		ports:    append([]hostport.Port(nil), pool.daemonPorts...),
+		ports:    append([]hostport.Port(nil), pool.DaemonPorts...),
 		attach:   volume.NewAttachCounter(),
 
 		priceOrderCache: s.priceOrderCache,
@@ -382,11 +361,11 @@ func (s *solver) emptyNode(pool *poolState) *newNode {
 	}
 }
 
-// poolRoom is maxRoom over every type of the pool, worked out once per pool.
+// poolRoom is nodetemplate.MaxRoom over every type of the pool, worked out once per pool.
 func (s *solver) poolRoom(pool *poolState) resources.Vector {
 	room, ok := s.poolRooms[pool]
 	if !ok {
-		room = maxRoom(pool.types, s.dims)
+		room = nodetemplate.MaxRoom(pool.Types, s.dims)
 		s.poolRooms[pool] = room
 	}
 	return room
@@ -397,16 +376,16 @@ func (s *solver) poolRoom(pool *poolState) resources.Vector {
 // first; each launches the cheapest offering its pods leave it.
 func (s *solver) openStaticNodes() {
 	for _, pool := range s.pools {
-		if pool.np.Replicas == nil {
+		if pool.NodePool.Replicas == nil {
 			continue
 		}
 		have := int64(0)
 		for _, n := range s.existing {
-			if n.nodePool == pool.np.Name {
+			if n.nodePool == pool.NodePool.Name {
 				have++
 			}
 		}
-		for missing := *pool.np.Replicas - have; missing > 0 && len(pool.types) > 0; missing-- {
+		for missing := *pool.NodePool.Replicas - have; missing > 0 && len(pool.Types) > 0; missing-- {
 			if !pool.limits.NodeLeft() {
 				break
 			}
@@ -414,7 +393,7 @@ func (s *solver) openStaticNodes() {
 			n.static = true
 			var daemons []*topology.Daemon
 			n.reqs, n.options, daemons = s.settleDaemons(pool, n.reqs, n.options)
-			n.maxRoom = maxRoom(n.options, s.dims)
+			n.maxRoom = nodetemplate.MaxRoom(n.options, s.dims)
 			s.claimNodeName(pool, n.name)
 			pool.limits.TakeNode()
 			n.index = len(s.nodes)
@@ -429,14 +408,14 @@ func (s *solver) openStaticNodes() {
 // settleDaemons settles the counted DaemonSets on a node of pool about to open
 // (topology.State.SettleDaemons), returning its narrowed requirements and options and the
 // daemons to record once the node has its index.
-func (s *solver) settleDaemons(pool *poolState, reqs requirements.Requirements, options []*typeOption) (requirements.Requirements, []*typeOption, []*topology.Daemon) {
+func (s *solver) settleDaemons(pool *poolState, reqs requirements.Requirements, options []*nodetemplate.Option) (requirements.Requirements, []*nodetemplate.Option, []*topology.Daemon) {
 	if len(options) == 0 {
 		return reqs, options, nil
 	}
-	s.offer.options = options
-	reqs, running := s.topology.SettleDaemons(pool.index, reqs, &s.offer)
-	options = s.offer.options
-	s.offer.options = nil
+	s.offer.Options = options
+	reqs, running := s.topology.SettleDaemons(pool.Index, reqs, &s.offer)
+	options = s.offer.Options
+	s.offer.Options = nil
 	return reqs, options, running
 }
 
@@ -445,50 +424,4 @@ func (s *solver) recordDaemons(n *newNode, running []*topology.Daemon) {
 	if s.topology.RecordDaemons(running, n.reqs, n.name, n.index) {
 		n.daemonCounted = true
 	}
-}
-
-// offerOptions are a new node's options as topology.State.SettleDaemons narrows them.
-type offerOptions struct{ options []*typeOption }
-
-func (o *offerOptions) AnyRuns(runs []bool) bool {
-	for _, t := range o.options {
-		if runs[t.index] {
-			return true
-		}
-	}
-	return false
-}
-
-func (o *offerOptions) Cheapest(reqs requirements.Requirements) (int, float64, bool) {
-	c, found := cheapestChoice(o.options, reqs)
-	if !found {
-		return 0, 0, false
-	}
-	return c.option.index, c.offering.Price, true
-}
-
-func (o *offerOptions) Narrow(reqs requirements.Requirements) {
-	o.options = filterOptions(o.options, func(t *typeOption) bool { return typeindex.Allows(&t.Type, reqs) })
-}
-
-func (o *offerOptions) Keep(runs []bool, want bool) {
-	o.options = filterOptions(o.options, func(t *typeOption) bool { return runs[t.index] == want })
-}
-
-// filterOptions returns the options keep accepts: options itself when it accepts all, else a
-// new array (options may be shared with the pool or other nodes).
-func filterOptions(options []*typeOption, keep func(*typeOption) bool) []*typeOption {
-	for i, t := range options {
-		if keep(t) {
-			continue
-		}
-		out := append([]*typeOption(nil), options[:i]...)
-		for _, u := range options[i+1:] {
-			if keep(u) {
-				out = append(out, u)
-			}
-		}
-		return out
-	}
-	return options
 }

@@ -11,34 +11,11 @@ import (
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/taints"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 	"github.com/nodeplan/nodeplan/workloadcost"
 )
-
-// choice is the offering a new node launches with.
-type choice struct {
-	option   *typeOption
-	offering instancetype.Offering
-}
-
-// cheapestChoice is typeindex.Cheapest over options: the cheapest available offering any
-// option allows under reqs, ties going to the zone, capacity type and type name that sort
-// first.
-func cheapestChoice(options []*typeOption, reqs requirements.Requirements) (choice, bool) {
-	return cheapestChoiceWithin(options, reqs, nil)
-}
-
-// cheapestChoiceWithin is cheapestChoice skipping offerings of capacity reservations with no
-// instance left in reservationsLeft (nil: no such limit).
-func cheapestChoiceWithin(options []*typeOption, reqs requirements.Requirements, reservationsLeft map[string]int) (choice, bool) {
-	at := func(i int) *typeindex.Type { return &options[i].Type }
-	t, o, found := typeindex.Cheapest(len(options), at, reqs, reservationsLeft)
-	if !found {
-		return choice{}, false
-	}
-	return choice{option: options[t], offering: options[t].Offerings[o]}, true
-}
 
 // plan renders the solver state as a Plan.
 func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
@@ -57,7 +34,7 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 			lowerBound = s.lowerBound()
 		}
 	}()
-	reservationsLeft := s.reservationCapacity()
+	reservationsLeft := nodetemplate.ReservationCapacity(len(s.pools), s.template)
 	claims, claimed := s.nodeClaims(reservationsLeft)
 	for i, n := range s.nodes {
 		if !claimed[i] {
@@ -131,30 +108,6 @@ const (
 	LabelCapacityReservationType = "karpenter.k8s.aws/capacity-reservation-type"
 )
 
-// reservationCapacity is how many more instances each capacity reservation the NodePools may
-// launch into takes, in plan order; nodes take them up as they are priced.
-func (s *solver) reservationCapacity() map[string]int {
-	left := map[string]int{}
-	s.eachReservedOffering(func(_ *typeOption, o instancetype.Offering) {
-		left[o.ReservationID] = max(left[o.ReservationID], o.ReservationCapacity)
-	})
-	return left
-}
-
-// eachReservedOffering calls f for every offering from a capacity reservation the NodePools'
-// types have (a reservation shows in every NodePool that may use it).
-func (s *solver) eachReservedOffering(f func(t *typeOption, o instancetype.Offering)) {
-	for _, pool := range s.pools {
-		for _, t := range pool.types {
-			for _, o := range t.Offerings {
-				if o.ReservationID != "" {
-					f(t, o)
-				}
-			}
-		}
-	}
-}
-
 // placements says where each input pod went: plan must be s.plan's result.
 func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
 	out := make([]Placement, len(pods))
@@ -189,16 +142,16 @@ func roundPrice(p float64) float64 {
 // nodeClaim describes a new node: the cheapest offering its options allow, every label the node
 // will carry, and its capacity.
 func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsCache map[string][]string) (NodeClaim, bool) {
-	c, found := cheapestChoiceWithin(n.options, n.reqs, reservationsLeft)
+	c, found := nodetemplate.CheapestWithin(n.options, n.reqs, reservationsLeft)
 	if !found {
 		return NodeClaim{}, false
 	}
-	if id := c.offering.ReservationID; id != "" {
+	if id := c.Offering.ReservationID; id != "" {
 		reservationsLeft[id]--
 	}
-	it := c.option.it
+	it := c.Option.InstanceType
 	labels := map[string]string{}
-	for k, v := range n.pool.np.Labels {
+	for k, v := range n.pool.NodePool.Labels {
 		labels[k] = v
 	}
 	for k, v := range it.Labels {
@@ -220,18 +173,18 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		}
 	}
 	labels[requirements.LabelHostname] = n.name
-	labels[requirements.LabelNodePool] = n.pool.np.Name
+	labels[requirements.LabelNodePool] = n.pool.NodePool.Name
 	labels[requirements.LabelInstanceType] = it.Name
-	labels[requirements.LabelTopologyZone] = c.offering.Zone
-	labels[requirements.LabelCapacityType] = c.offering.CapacityType
-	if id := c.offering.ReservationID; id != "" {
+	labels[requirements.LabelTopologyZone] = c.Offering.Zone
+	labels[requirements.LabelCapacityType] = c.Offering.CapacityType
+	if id := c.Offering.ReservationID; id != "" {
 		// Karpenter's AWS provider labels nodes launched into a capacity reservation.
 		labels[LabelCapacityReservationID] = id
-		if c.offering.ReservationType != "" {
-			labels[LabelCapacityReservationType] = c.offering.ReservationType
+		if c.Offering.ReservationType != "" {
+			labels[LabelCapacityReservationType] = c.Offering.ReservationType
 		}
 	}
-	if region := instancetype.NodeRegion(labels, c.offering.Zone); region != "" {
+	if region := instancetype.NodeRegion(labels, c.Offering.Zone); region != "" {
 		labels[requirements.LabelTopologyRegion] = region
 	}
 	if _, ok := labels[requirements.LabelOS]; !ok {
@@ -255,23 +208,23 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 	}
 	nc := NodeClaim{
 		Name:                n.name,
-		NodePool:            n.pool.np.Name,
+		NodePool:            n.pool.NodePool.Name,
 		InstanceType:        it.Name,
-		Zone:                c.offering.Zone,
-		CapacityType:        c.offering.CapacityType,
-		Price:               c.offering.Price,
+		Zone:                c.Offering.Zone,
+		CapacityType:        c.Offering.CapacityType,
+		Price:               c.Offering.Price,
 		InstanceTypeOptions: names,
 		Labels:              labels,
-		Taints:              append([]corev1.Taint{}, n.pool.np.Taints...),
-		StartupTaints:       taints.Copy(n.pool.np.StartupTaints),
+		Taints:              append([]corev1.Taint{}, n.pool.NodePool.Taints...),
+		StartupTaints:       taints.Copy(n.pool.NodePool.StartupTaints),
 		Capacity:            it.Capacity.DeepCopy(),
 		Allocatable:         it.Allocatable(),
 		Pods:                sortedPodKeys(n.pods),
 		Notes:               append([]string(nil), n.notes...),
 		Requirements:        withoutHostname(n.reqs),
 	}
-	if !c.option.daemons.IsZero() {
-		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", s.dims.Format(c.option.daemons)))
+	if !c.Option.Daemons.IsZero() {
+		nc.Notes = append(nc.Notes, fmt.Sprintf("daemonsets use %s of the allocatable", s.dims.Format(c.Option.Daemons)))
 	}
 	return nc, true
 }
@@ -289,9 +242,6 @@ func (s *solver) offeredOptions(n *newNode) int {
 	return min(count, s.opts.MaxInstanceTypeOptions)
 }
 
-// optionNames lists a node's options by the price of their cheapest offering under its
-// requirements, cheapest first, bounded by MaxInstanceTypeOptions. Nodes opened alike share
-// option lists and requirements, so the sorted list is memoised.
 // chosenFirst moves the chosen type to the front of names (keeping the length).
 func chosenFirst(names []string, chosen string) []string {
 	i := 0
@@ -306,34 +256,15 @@ func chosenFirst(names []string, chosen string) []string {
 	return names
 }
 
+// optionNames lists a node's options by the price of their cheapest offering under its
+// requirements, cheapest first, bounded by MaxInstanceTypeOptions. Nodes opened alike share
+// option lists and requirements, so the sorted list is memoised.
 func (s *solver) optionNames(n *newNode, cache map[string][]string) []string {
 	key := priceOrderKey(n) // by content: an address could be reused by another array
-	if names, ok := cache[key]; ok {
-		return append([]string(nil), names...)
+	names, ok := cache[key]
+	if !ok {
+		names = n.pool.OptionNames(key, n.options, n.reqs, s.opts.MaxInstanceTypeOptions)
+		cache[key] = names
 	}
-	type priced struct {
-		name  string
-		price float64
-	}
-	options := make([]priced, 0, len(n.options))
-	for _, t := range n.options {
-		if price := typeindex.CheapestPrice(&t.Type, n.reqs); price >= 0 {
-			options = append(options, priced{t.it.Name, price})
-		}
-	}
-	sort.Slice(options, func(i, j int) bool {
-		if options[i].price != options[j].price {
-			return options[i].price < options[j].price
-		}
-		return options[i].name < options[j].name
-	})
-	if len(options) > s.opts.MaxInstanceTypeOptions {
-		options = options[:s.opts.MaxInstanceTypeOptions]
-	}
-	names := make([]string, len(options))
-	for i, t := range options {
-		names[i] = t.name
-	}
-	cache[key] = names
 	return append([]string(nil), names...)
 }

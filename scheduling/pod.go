@@ -49,6 +49,10 @@ type podInfo struct {
 	// orderKey is the pod's content as far as placing it goes (podOrderKey), which orders the
 	// queue before the name does.
 	orderKey string
+	// plainClass and plainOrderKey are the memoClass and orderKey the pod has when it turns
+	// out plain: they depend on the pod alone, so its memoised conversion carries them and a
+	// solve need not write them again ("" until worked out).
+	plainClass, plainOrderKey string
 	// placedAlt is the alternative (with the preference in force) the pod's new node was
 	// narrowed by.
 	placedAlt requirements.Requirements
@@ -179,6 +183,15 @@ func (p *podInfo) setMemoClass() {
 	if p.topo.Constrained() || len(p.hostPorts) > 0 || len(p.volumes.Claims) > 0 || len(p.volumes.Alternatives) > 0 {
 		return
 	}
+	if p.plainClass == "" {
+		p.plainClass = p.plainMemoClass()
+	}
+	p.memoClass = p.plainClass
+}
+
+// plainMemoClass is the memoClass of a plain pod: its requests, requirements, preferences and
+// tolerations.
+func (p *podInfo) plainMemoClass() string {
 	var b strings.Builder
 	b.WriteString(p.requestsKey)
 	for _, alt := range p.alternatives {
@@ -189,5 +202,13 @@ func (p *podInfo) setMemoClass() {
 		fmt.Fprintf(&b, "|pref %d %s", pref.Weight, pref.Requirements.String())
 	}
 	fmt.Fprintf(&b, "|%v", p.pod.Spec.Tolerations)
-	p.memoClass = b.String()
+	return b.String()
+}
+
+// setPlainKeys works out plainClass and plainOrderKey, for a conversion to carry.
+func (p *podInfo) setPlainKeys() {
+	p.plainClass = p.plainMemoClass()
+	plain := *p
+	plain.memoClass = p.plainClass
+	p.plainOrderKey = podOrderKey(&plain)
 }

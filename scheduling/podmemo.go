@@ -87,6 +87,9 @@ func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy Prefe
 		if convs[i] == nil && pods[i] != nil {
 			// Without a volume index newPodInfo converts what depends on the pod alone.
 			p, constraint, err := newPodInfo(pods[i], 0, dims, nil, policy)
+			if err == nil {
+				p.setPlainKeys()
+			}
 			convs[i], fresh[i] = &podConversion{info: p, constraint: constraint, err: err}, true
 		}
 	})

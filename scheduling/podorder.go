@@ -23,7 +23,11 @@ import (
 // worked out on every core), then by namespace/name.
 func sortPods(pods []*podInfo) {
 	parallel.Each(len(pods), func(i int) {
-		if p := pods[i]; p.orderKey == "" {
+		switch p := pods[i]; {
+		case p.orderKey != "":
+		case p.memoClass != "" && p.memoClass == p.plainClass && p.plainOrderKey != "":
+			p.orderKey = p.plainOrderKey // a plain pod's key reads the pod and its class alone
+		default:
 			p.orderKey = podOrderKey(p)
 		}
 	})

@@ -20,7 +20,7 @@ func (n *newNode) snug(out resources.Vector) resources.Vector {
 		clear(out)
 		return out
 	}
-	copy(out, n.byPrice[0].room)
+	copy(out, n.byPrice[0].Room)
 	for i, u := range n.used {
 		out[i] = max(out[i]-u, 0)
 	}
@@ -64,7 +64,7 @@ func (s *solver) placeSnug(p *podInfo, skip *skipset.Set) bool {
 	placed := false
 	try := func(i int) bool {
 		n := s.nodes[i]
-		if p.trace == nil && s.topology.Refuses(&p.topo, n.pool.index, n.reqs) {
+		if p.trace == nil && s.topology.Refuses(&p.topo, n.pool.Index, n.reqs) {
 			s.refused[i] = s.attempt
 			return false
 		}
@@ -75,14 +75,14 @@ func (s *solver) placeSnug(p *podInfo, skip *skipset.Set) bool {
 		}
 		if !keepsPrice(n, c) {
 			if p.trace != nil {
-				p.trace.note("new node %s of nodepool %s has room at its price but the pod would make it pricier: first fit decides", n.name, n.pool.np.Name)
+				p.trace.note("new node %s of nodepool %s has room at its price but the pod would make it pricier: first fit decides", n.name, n.pool.NodePool.Name)
 			}
 			return true // decided: not here
 		}
 		placed = true
 		s.commitNewNode(n, p, c)
 		if p.trace != nil {
-			p.trace.note("joined new node %s of nodepool %s at its price, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
+			p.trace.note("joined new node %s of nodepool %s at its price, now %d pods; %d instance-type option(s) left", n.name, n.pool.NodePool.Name, len(n.pods), s.offeredOptions(n))
 		}
 		return true
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/freeindex"
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
@@ -25,23 +26,32 @@ type solver struct {
 	dims     *resources.Dims
 	pools    []*poolState
 	existing []*existingNode
+	// byIndex are the existing nodes by their position in existingFree (nil for a node the
+	// change removed), existingPos their positions in existing: copy-on-write puts a node's
+	// copy in both.
+	byIndex     []*existingNode
+	existingPos []int32
+	// attached holds, by free-index position, each existing node's attached claims, filled
+	// when first asked for (existingAttach).
+	attached []*volume.AttachCounter
 	nodes    []*newNode
 	volumes  *volume.Index
 	// pins pins ReadWriteOnce claims to the node their first user was planned on.
 	pins      volume.Pins
-	usedNames map[string]bool
+	usedNames nameSet
 	topology  *topology.State
 	alts      []requirements.Requirements // the last nodeRequirements result
 	// portTaken marks, per host port and protocol, the new nodes where a pod binds it on every
 	// address, so pods needing that port skip them without trying each.
 	portTaken hostport.Taken
 	scratch   resources.Vector
-	// room holds a node's free room between free or snug and the index that copies it.
-	room resources.Vector
+	// room holds a node's free room between free or snug and the index that copies it;
+	// existingRoom does for existing nodes.
+	room, existingRoom resources.Vector
 	// allowedCache and optionsCache memoise per-requirement-set work shared by many nodes.
-	allowedCache    map[string][]*typeOption
+	allowedCache    map[string][]*nodetemplate.Option
 	optionsCache    map[string][]string
-	priceOrderCache map[string]priceOrder
+	priceOrderCache map[string]nodetemplate.PriceOrder
 	// poolRooms memoises, per pool, the element-wise maximum room of its types: an empty
 	// node's maxRoom (shared, never written).
 	poolRooms map[*poolState]resources.Vector
@@ -69,7 +79,7 @@ type solver struct {
 	// daemons are the prepared DaemonSets, whose pods topology groups may count.
 	daemons []*daemonset.Template
 	// offer holds a new node's options while topology settles its DaemonSets.
-	offer offerOptions
+	offer nodetemplate.Offer
 	// earlyBound is the lower bound being worked out during the placement, if any.
 	earlyBound *earlyBound
 }
@@ -86,9 +96,9 @@ func Solve(in Input) (Plan, error) {
 	return c.Simulate(Change{}, in.Options)
 }
 
-// solve runs one placement over the prepared parts.
-func solve(in Input, prep *prepared) (Plan, error) {
-	s, pods, unschedulable, err := newSolver(in, prep)
+// solve runs one placement over the prepared parts, from st (see start).
+func solve(in Input, prep *prepared, st start) (Plan, error) {
+	s, pods, unschedulable, err := newSolver(in, prep, st)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -192,7 +202,7 @@ const repeatedRound = "tried again in a later round: the same steps, the same re
 // maxTraceSteps bounds a trace: a pod retried over many rounds and nodes would repeat itself.
 const maxTraceSteps = 200
 
-func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, error) {
+func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unschedulable, error) {
 	opts := in.Options
 	if err := resolveStrategy(&opts); err != nil {
 		return nil, nil, nil, err
@@ -216,33 +226,61 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 	default:
 		return nil, nil, nil, fmt.Errorf("options: minValues policy %q is not Strict or BestEffort", opts.MinValuesPolicy)
 	}
-	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims, usedNames: map[string]bool{},
-		allowedCache: map[string][]*typeOption{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]priceOrder{},
+	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims,
+		allowedCache: map[string][]*nodetemplate.Option{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]nodetemplate.PriceOrder{},
 		poolRooms: map[*poolState]resources.Vector{}}
 	var err error
-	if s.existing, err = newExistingNodes(in.ExistingNodes, s.dims, prep); err != nil {
-		return nil, nil, nil, err
+	var inputOrder []*existingNode
+	b := st.base
+	if st.fromBase() {
+		if inputOrder, err = s.existingFromBase(b, st.delta, prep); err != nil {
+			return nil, nil, nil, err
+		}
+	} else {
+		if s.existing, inputOrder, err = newExistingNodes(in.ExistingNodes, s.dims, prep, b); err != nil {
+			return nil, nil, nil, err
+		}
+		s.byIndex = s.existing
 	}
+	s.attached = make([]*volume.AttachCounter, len(s.byIndex))
 	s.scratch = make(resources.Vector, s.dims.Len())
-	s.existingFree = freeindex.New(s.dims.Len())
+	s.existingRoom = make(resources.Vector, s.dims.Len())
 	s.newFree = freeindex.New(s.dims.Len())
 	s.snugFree = freeindex.New(s.dims.Len())
-	for _, n := range s.existing {
-		s.usedNames[n.name] = true
-	}
-	for _, name := range in.ReservedNodeNames {
-		s.usedNames[name] = true
+	if b != nil {
+		// The base's names are the Cluster's nodes and reserved names; a change removes
+		// nodes only by reserving their names.
+		s.usedNames.shared, s.usedNames.firstFree = b.used, b.firstFree
+	} else {
+		for _, n := range s.existing {
+			s.usedNames.add(n.name)
+		}
+		for _, name := range in.ReservedNodeNames {
+			s.usedNames.add(name)
+		}
 	}
 	s.pools = bindPools(prep.pools, s.existing, prep.daemons, s.dims)
 	s.daemons = prep.daemons
 	var bound []*corev1.Pod
-	for _, en := range in.ExistingNodes {
-		bound = append(bound, en.Pods...)
+	if b != nil {
+		// The index reads only the pods with volumes.
+		for _, n := range inputOrder {
+			bound = append(bound, n.volumePods...)
+		}
+	} else {
+		for _, en := range in.ExistingNodes {
+			bound = append(bound, en.Pods...)
+		}
 	}
 	s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
-	s.countExistingVolumes()
-	for _, n := range s.existing {
-		n.index = s.existingFree.Add(n.free())
+	if st.fromBase() {
+		s.indexOwnExisting()
+	} else {
+		s.existingFree = freeindex.New(s.dims.Len())
+		s.existingFree.Grow(len(s.existing))
+		for _, n := range s.existing {
+			n.index = s.existingFree.Add(n.freeInto(s.existingRoom))
+		}
 	}
 
 	var pods []*podInfo
@@ -272,7 +310,7 @@ func newSolver(in Input, prep *prepared) (*solver, []*podInfo, []Unschedulable, 
 		pods = append(pods, p)
 	}
 	s.softTaints = hasSoftTaints(s)
-	pods, bad := s.setupTopology(in, pods)
+	pods, bad := s.setupTopology(in, pods, b != nil, inputOrder)
 	unschedulable = append(unschedulable, bad...)
 	parallel.Each(len(pods), func(i int) { pods[i].setMemoClass() })
 	sortPods(pods)
@@ -380,7 +418,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 	traced := p.trace != nil
 	tried := 0
 	placed := s.existingFree.Each(p.requests, func(i int) bool {
-		n := s.existing[i]
+		n := s.byIndex[i]
 		tried++
 		if r := s.tryExisting(n, p, traced); r.failed() {
 			if traced {
@@ -411,7 +449,7 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 		if memo && !n.pool.limits.Set() && s.joinFailures[n].is(p, n) {
 			return false // a pod just like p failed on this node as it is now
 		}
-		if !traced && s.topology.Refuses(&p.topo, n.pool.index, n.reqs) {
+		if !traced && s.topology.Refuses(&p.topo, n.pool.Index, n.reqs) {
 			return false
 		}
 		c, r := s.tryNewNode(n, p, traced)
@@ -420,13 +458,13 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 				s.joinFailures[n] = joinFailure{class: p.memoClass, prefIndex: p.prefIndex, tolerateSoft: p.tolerateSoft, version: n.version}
 			}
 			if traced {
-				p.trace.note("new node %s of nodepool %s holding %d pod(s): %s", n.name, n.pool.np.Name, len(n.pods), r.reason)
+				p.trace.note("new node %s of nodepool %s holding %d pod(s): %s", n.name, n.pool.NodePool.Name, len(n.pods), r.reason)
 			}
 			return false
 		}
 		s.commitNewNode(n, p, c)
 		if traced {
-			p.trace.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.np.Name, len(n.pods), s.offeredOptions(n))
+			p.trace.note("joined new node %s of nodepool %s, now %d pods; %d instance-type option(s) left", n.name, n.pool.NodePool.Name, len(n.pods), s.offeredOptions(n))
 		}
 		return true
 	}
@@ -464,16 +502,16 @@ func (s *solver) place(p *podInfo, explain bool) rejection {
 			s.addFree(n)
 			s.nodes = append(s.nodes, n)
 			if traced {
-				p.trace.note("opened new node %s of nodepool %s: %d instance-type option(s), from $%.4f/h", n.name, pool.np.Name, len(n.options), n.price)
+				p.trace.note("opened new node %s of nodepool %s: %d instance-type option(s), from $%.4f/h", n.name, pool.NodePool.Name, len(n.options), n.price)
 			}
 			return ok
 		}
 		best = worse(best, r)
 		if traced {
-			p.trace.note("nodepool %s: %s", pool.np.Name, r.reason)
+			p.trace.note("nodepool %s: %s", pool.NodePool.Name, r.reason)
 		}
 		if explain {
-			reasons = append(reasons, fmt.Sprintf("nodepool %s: %s", pool.np.Name, r.reason))
+			reasons = append(reasons, fmt.Sprintf("nodepool %s: %s", pool.NodePool.Name, r.reason))
 		}
 	}
 	if len(s.pools) == 0 {
@@ -512,10 +550,11 @@ func (s *solver) tryExisting(n *existingNode, p *podInfo, explain bool) rejectio
 }
 
 func (s *solver) commitExisting(n *existingNode, p *podInfo) {
+	n = s.ownExisting(n)
 	n.ownUsed().Add(p.requests)
-	s.existingFree.Update(n.index, n.free())
+	s.existingFree.Update(n.index, n.freeInto(s.existingRoom))
 	n.ports = append(n.ports, p.hostPorts...)
-	n.attach.Add(p.volumes.Claims)
+	s.existingAttach(n).Add(p.volumes.Claims)
 	n.placed = append(n.placed, p)
 	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Existing: true, Labels: n.labels}, n.reqs, -1)
 	s.pins.Record(p.volumes.Claims, n.name)
@@ -523,18 +562,22 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 
 // nextNodeName returns the next free <nodepool>-<n> name without taking it.
 func (s *solver) nextNodeName(pool *poolState) string {
-	for i := pool.nodeCount + 1; ; i++ {
-		name := pool.np.Name + "-" + strconv.Itoa(i)
-		if !s.usedNames[name] {
+	i := pool.nodeCount + 1
+	if first := s.usedNames.firstFree[pool.NodePool.Name]; i < first {
+		i = first // every lower number's name is the base's
+	}
+	for ; ; i++ {
+		name := pool.NodePool.Name + "-" + strconv.Itoa(i)
+		if !s.usedNames.has(name) {
 			return name
 		}
 	}
 }
 
 func (s *solver) claimNodeName(pool *poolState, name string) {
-	s.usedNames[name] = true
+	s.usedNames.add(name)
 	// The name is nextNodeName's: the pool's name, a dash and a number.
-	n, _ := strconv.Atoi(strings.TrimPrefix(name, pool.np.Name+"-"))
+	n, _ := strconv.Atoi(strings.TrimPrefix(name, pool.NodePool.Name+"-"))
 	pool.nodeCount = n
 }
 
@@ -560,7 +603,7 @@ func sortedPodKeys(pods []*podInfo) []string {
 
 func hasSoftTaints(s *solver) bool {
 	for _, pool := range s.pools {
-		for _, t := range pool.np.Taints {
+		for _, t := range pool.NodePool.Taints {
 			if t.Effect == corev1.TaintEffectPreferNoSchedule {
 				return true
 			}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/daemonset"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/typeindex"
@@ -18,8 +19,10 @@ import (
 // NodePools, and how it asks which domains a pod may take on a node.
 
 // setupTopology derives every pending pod's terms, counts the pods already running, and
-// starts the topology of the solve. Pods with an invalid term become unschedulable.
-func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unschedulable) {
+// starts the topology of the solve. Pods with an invalid term become unschedulable. When
+// listed, the existing nodes' antiAffinityPods (inputOrder: in's nodes, in its order) stand
+// for their running pods until the groups are known.
+func (s *solver) setupTopology(in Input, pods []*podInfo, listed bool, inputOrder []*existingNode) ([]*podInfo, []Unschedulable) {
 	st := topology.NewState(in.Namespaces)
 	var kept []*podInfo
 	var bad []Unschedulable
@@ -36,10 +39,19 @@ func (s *solver) setupTopology(in Input, pods []*podInfo) ([]*podInfo, []Unsched
 	// read before deciding whether there are any; then, only if there are, every running pod
 	// is counted.
 	running := func(pod *corev1.Pod) bool { return pod != nil && !isTerminal(pod) && pod.DeletionTimestamp == nil }
-	for _, en := range in.ExistingNodes {
-		for _, pod := range en.Pods {
-			if running(pod) {
+	if listed {
+		// ReadBound reads only required anti-affinity: each node lists its pods with it.
+		for _, n := range inputOrder {
+			for _, pod := range n.antiAffinityPods {
 				st.ReadBound(pod)
+			}
+		}
+	} else {
+		for _, en := range in.ExistingNodes {
+			for _, pod := range en.Pods {
+				if running(pod) {
+					st.ReadBound(pod)
+				}
 			}
 		}
 	}
@@ -86,13 +98,13 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 		n = topology.Joining{Name: t.existing.name, Existing: true, Labels: t.existing.labels}
 	} else {
 		options := t.node.options
-		n = topology.Joining{Name: t.node.name, Pool: t.node.pool.index, Fresh: t.fresh}
+		n = topology.Joining{Name: t.node.name, Pool: t.node.pool.Index, Fresh: t.fresh}
 		launch = topology.Launch{
 			Holds: func(reqs requirements.Requirements, key, value string) bool {
 				narrowed := reqs.Copy()
 				narrowed.Add(requirements.New(key, corev1.NodeSelectorOpIn, value))
 				for _, o := range options {
-					if typeindex.Allows(&o.Type, narrowed) && p.requests.Fits(o.room) {
+					if typeindex.Allows(&o.Type, narrowed) && p.requests.Fits(o.Room) {
 						return true
 					}
 				}
@@ -107,8 +119,8 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 				return false
 			},
 			CheapestMeets: func(reqs requirements.Requirements, filter []requirements.Requirements) bool {
-				c, found := cheapestChoice(options, reqs)
-				return found && matchesFilter(c.option, filter)
+				c, found := nodetemplate.Cheapest(options, reqs)
+				return found && matchesFilter(c.Option, filter)
 			},
 		}
 	}
@@ -134,7 +146,7 @@ func (s *solver) topologyRequirements(p *podInfo, reqs requirements.Requirements
 }
 
 // matchesFilter reports whether a type's own requirements satisfy one of the alternatives.
-func matchesFilter(t *typeOption, filter []requirements.Requirements) bool {
+func matchesFilter(t *nodetemplate.Option, filter []requirements.Requirements) bool {
 	for _, alt := range filter {
 		if t.Reqs.Conflict(alt) == "" && typeindex.Allows(&t.Type, alt) {
 			return true
@@ -185,17 +197,17 @@ func (c *topologyCluster) Node(i int) topology.Existing {
 
 func (c *topologyCluster) Pools() int { return len(c.pools) }
 
-func (c *topologyCluster) PoolTaints(pool int) []corev1.Taint { return c.pools[pool].np.Taints }
+func (c *topologyCluster) PoolTaints(pool int) []corev1.Taint { return c.pools[pool].NodePool.Taints }
 
-func (c *topologyCluster) PoolTypes(pool int) int { return len(c.pools[pool].types) }
+func (c *topologyCluster) PoolTypes(pool int) int { return len(c.pools[pool].Types) }
 
 func (c *topologyCluster) DaemonRuns(d *daemonset.Template, pool, typ int, reqs requirements.Requirements) bool {
 	p := c.pools[pool]
 	if typ >= 0 {
-		reqs = p.reqs.Copy()
-		reqs.AddAll(p.types[typ].Reqs)
+		reqs = p.Reqs.Copy()
+		reqs.AddAll(p.Types[typ].Reqs)
 	}
-	return d.RunsOn(p.np.Taints, reqs, p.allowUndefined)
+	return d.RunsOn(p.NodePool.Taints, reqs, p.AllowUndefined)
 }
 
 // PoolValues lists the values key can take on a new node of the pool: from available
@@ -204,8 +216,8 @@ func (c *topologyCluster) DaemonRuns(d *daemonset.Template, pool, typ int, reqs 
 func (c *topologyCluster) PoolValues(pool int, key string) []string {
 	p := c.pools[pool]
 	seen := map[string]bool{}
-	r := p.reqs[key]
-	typeValues(seen, p.types, key, r)
+	r := p.Reqs[key]
+	nodetemplate.Values(seen, p.Types, key, r)
 	if r != nil && !r.IsComplement() {
 		for _, v := range r.Values() {
 			seen[v] = true
@@ -220,12 +232,12 @@ func (c *topologyCluster) PoolCanHost(pool int, alternatives []requirements.Requ
 	p := c.pools[pool]
 	pin := requirements.New(key, corev1.NodeSelectorOpIn, value)
 	for _, alt := range alternatives {
-		if p.reqs.Conflict(alt) != "" {
+		if p.Reqs.Conflict(alt) != "" {
 			continue
 		}
 		reqs := alt.Copy()
 		reqs.Add(pin)
-		for _, t := range p.types {
+		for _, t := range p.Types {
 			if typeindex.Allows(&t.Type, reqs) {
 				return true
 			}

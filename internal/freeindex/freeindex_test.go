@@ -50,3 +50,29 @@ func TestEachMatchesScan(t *testing.T) {
 		}
 	}
 }
+
+// TestCloneAndRemove checks that a clone is the index's equal and its own, and that a
+// removed node keeps its position but is never visited.
+func TestCloneAndRemove(t *testing.T) {
+	ix := New(2)
+	for i := range block + 3 {
+		ix.Add(resources.Vector{int64(i), 10})
+	}
+	cp := ix.Clone()
+	cp.Remove(1)
+	cp.Remove(block + 1)
+	visit := func(f *Index, want resources.Vector) []int {
+		var out []int
+		f.Each(want, func(i int) bool { out = append(out, i); return false })
+		return out
+	}
+	if got := visit(cp, resources.Vector{0, 0}); len(got) != block+1 || got[1] != 2 || got[block] != block+2 {
+		t.Fatalf("after removing 1 and %d, visited %v", block+1, got)
+	}
+	if got := visit(ix, resources.Vector{0, 0}); len(got) != block+3 {
+		t.Fatalf("removing from the clone changed the original: visited %v", got)
+	}
+	if got := visit(cp, resources.Vector{block + 1, 0}); len(got) != 1 || got[0] != block+2 {
+		t.Fatalf("the removed node's room still counts in its block's maximum: visited %v", got)
+	}
+}

@@ -1,4 +1,4 @@
-package scheduling
+package nodetemplate_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype/aws"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/nodetemplate"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/typeindex"
 )
@@ -86,28 +87,28 @@ func TestTypeFilterAgreesWithTypeAllows(t *testing.T) {
 	for cname, types := range catalogs {
 		for pname, preqs := range poolReqs {
 			np := &nodepool.NodePool{Name: "np", Requirements: preqs, InstanceTypes: types}
-			pool, err := newPool(np, 0, resources.NewDims(), nil)
+			pool, err := nodetemplate.New(np, 0, resources.NewDims(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(pool.types) == 0 {
+			if len(pool.Types) == 0 {
 				continue
 			}
 			// Forty zones of spot and on-demand offerings are 80 pairs; without spot, 40.
 			wantPairs := cname == "aws us-west-2" || pname == "amd64 without spot"
-			if pool.typeIndex.PairsInBits() != wantPairs {
-				t.Fatalf("%s/%s: offering pairs in bits = %v, want %v", cname, pname, pool.typeIndex.PairsInBits(), wantPairs)
+			if pool.TypeIndex.PairsInBits() != wantPairs {
+				t.Fatalf("%s/%s: offering pairs in bits = %v, want %v", cname, pname, pool.TypeIndex.PairsInBits(), wantPairs)
 			}
 			var scratch typeindex.Scratch
 			for sname, set := range sets {
 				reqs := requirements.FromNodeSelectorRequirements(set...)
-				reqs.AddAll(pool.reqs)
-				f := pool.typeIndex.Compile(reqs, &scratch)
+				reqs.AddAll(pool.Reqs)
+				f := pool.TypeIndex.Compile(reqs, &scratch)
 				allowed := 0
-				for _, typ := range pool.types {
+				for _, typ := range pool.Types {
 					want := typeindex.Allows(&typ.Type, reqs)
 					if got := f.Allows(&typ.Type); got != want {
-						t.Errorf("%s/%s/%s: %s: filter says %v, Allows %v", cname, pname, sname, typ.it.Name, got, want)
+						t.Errorf("%s/%s/%s: %s: filter says %v, Allows %v", cname, pname, sname, typ.InstanceType.Name, got, want)
 					}
 					if want {
 						allowed++
@@ -119,19 +120,19 @@ func TestTypeFilterAgreesWithTypeAllows(t *testing.T) {
 							break
 						}
 					}
-					of := typeindex.OfferingFilter(pool.typeIndex, reqs)
+					of := typeindex.OfferingFilter(pool.TypeIndex, reqs)
 					if got := of.CheapestOffering(&typ.Type); got != wantOffering {
-						t.Errorf("%s/%s/%s: %s: cheapest allowed offering %d, want %d", cname, pname, sname, typ.it.Name, got, wantOffering)
+						t.Errorf("%s/%s/%s: %s: cheapest allowed offering %d, want %d", cname, pname, sname, typ.InstanceType.Name, got, wantOffering)
 					}
 					for i, o := range typ.Offerings {
 						if got, want := of.OfferingAllowed(&typ.Type, i), instancetype.OfferingAllowed(o, reqs); got != want {
-							t.Errorf("%s/%s/%s: %s offering %d: allowed %v, want %v", cname, pname, sname, typ.it.Name, i, got, want)
+							t.Errorf("%s/%s/%s: %s offering %d: allowed %v, want %v", cname, pname, sname, typ.InstanceType.Name, i, got, want)
 						}
 					}
 				}
 				// The table must exercise both verdicts, or it proves little.
-				if sname == "none" && allowed != len(pool.types) {
-					t.Errorf("%s/%s: %d of %d types meet no requirement", cname, pname, allowed, len(pool.types))
+				if sname == "none" && allowed != len(pool.Types) {
+					t.Errorf("%s/%s: %d of %d types meet no requirement", cname, pname, allowed, len(pool.Types))
 				}
 			}
 		}
@@ -145,7 +146,7 @@ func BenchmarkTypesAllowed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pool, err := newPool(&nodepool.NodePool{Name: "default", InstanceTypes: catalog.InstanceTypes}, 0, resources.NewDims(), nil)
+	pool, err := nodetemplate.New(&nodepool.NodePool{Name: "default", InstanceTypes: catalog.InstanceTypes}, 0, resources.NewDims(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -154,11 +155,11 @@ func BenchmarkTypesAllowed(b *testing.B) {
 		corev1.NodeSelectorRequirement{Key: requirements.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}},
 		corev1.NodeSelectorRequirement{Key: requirements.LabelArch, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}},
 	)
-	reqs.AddAll(pool.reqs)
+	reqs.AddAll(pool.Reqs)
 	b.Run("typeAllows", func(b *testing.B) {
 		for b.Loop() {
 			n := 0
-			for _, t := range pool.types {
+			for _, t := range pool.Types {
 				if typeindex.Allows(&t.Type, reqs) {
 					n++
 				}
@@ -169,8 +170,8 @@ func BenchmarkTypesAllowed(b *testing.B) {
 		var scratch typeindex.Scratch
 		for b.Loop() {
 			n := 0
-			f := pool.typeIndex.Compile(reqs, &scratch)
-			for _, t := range pool.types {
+			f := pool.TypeIndex.Compile(reqs, &scratch)
+			for _, t := range pool.Types {
 				if f.Allows(&t.Type) {
 					n++
 				}

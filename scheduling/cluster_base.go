@@ -1,0 +1,304 @@
+package scheduling
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/nodeplan/nodeplan/internal/freeindex"
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
+
+// base is what every Simulate on one state of a Cluster shares about its existing nodes: it
+// is worked out on the first Simulate after Prepare or Apply, then only read (clones share
+// it), so that a what-if touching a few nodes does not rebuild it from the whole cluster.
+type base struct {
+	// index maps each node's name to its position in the input's ExistingNodes.
+	index map[string]int
+	// rank is each input node's position in the order solves try existing nodes
+	// (initialized first, then by name). Names are unique, so that order is a property of the
+	// nodes, not of the input's order: a change that keeps every node's readiness keeps it.
+	rank []int
+	// used holds the names new nodes may not take: every node's and the reserved ones (a
+	// node a change removes stays reserved, so a change never frees a name).
+	used map[string]bool
+	// firstFree is, per NodePool name, the lowest number n from 1 whose name <nodepool>-<n>
+	// is not in used: every lower one is taken.
+	firstFree map[string]int
+	// nodes are the Cluster's nodes as a solve starts with them, in rank order, each at its
+	// rank in free: shared by every solve (copied before one writes), never written.
+	nodes []*existingNode
+	free  *freeindex.Index
+	// inputNodes are the Cluster's ExistingNodes.
+	inputNodes []*ExistingNode
+	// hosts maps each running pod (namespace/name) to the positions of the nodes listing it,
+	// for changes that evict or remove pods; worked out when first asked for (clones ask
+	// concurrently, hence the Once).
+	hostsOnce sync.Once
+	hosts     map[string][]int
+}
+
+// podHosts returns hosts.
+func (b *base) podHosts() map[string][]int {
+	b.hostsOnce.Do(func() {
+		b.hosts = map[string][]int{}
+		for i, en := range b.inputNodes {
+			for _, p := range en.Pods {
+				if p == nil {
+					continue
+				}
+				k := podKey(p)
+				if at := b.hosts[k]; len(at) == 0 || at[len(at)-1] != i {
+					b.hosts[k] = append(at, i)
+				}
+			}
+		}
+	})
+	return b.hosts
+}
+
+// nodeDelta is how a change's input differs from its Cluster's in the existing nodes, by
+// position in the Cluster's ExistingNodes: those removed and those replaced by a changed copy.
+type nodeDelta struct {
+	removed  []int
+	replaced []replacedNode
+}
+
+type replacedNode struct {
+	at   int
+	with *ExistingNode
+}
+
+// nodeMark is what a change does to a node of its Cluster, by the node's position in the
+// Cluster's ExistingNodes: a base marks the change's nodes once, where the change's name sets
+// would hash every node's name.
+type nodeMark uint8
+
+const (
+	markRemoved nodeMark = 1 << iota
+	markCordoned
+	markReady
+	// markLoses is a node running a pod that leaves (evicted or removed).
+	markLoses
+)
+
+// marks returns the change's marks, leaving being the pods that leave their nodes; the change
+// names only nodes of the Cluster.
+func (b *base) marks(change Change, leaving map[string]bool) []nodeMark {
+	marks := make([]nodeMark, len(b.rank))
+	for _, set := range []struct {
+		names []string
+		mark  nodeMark
+	}{{change.RemoveNodes, markRemoved}, {change.Cordon, markCordoned}, {change.Initialize, markReady}} {
+		for _, name := range set.names {
+			marks[b.index[name]] |= set.mark
+		}
+	}
+	if len(leaving) > 0 {
+		hosts := b.podHosts()
+		for k := range leaving {
+			for _, i := range hosts[k] {
+				marks[i] |= markLoses
+			}
+		}
+	}
+	return marks
+}
+
+// start is what a solve may start from besides its input: the base of the Cluster the input
+// was changed from and how the change altered its nodes (delta), and whether the change kept
+// every node's readiness (ranked), so that the base's node order holds. The zero start works
+// everything out from the input.
+type start struct {
+	base   *base
+	delta  *nodeDelta
+	ranked bool
+}
+
+// fromBase reports whether the solve takes its existing nodes from the base.
+func (st start) fromBase() bool { return st.base != nil && st.delta != nil && st.ranked }
+
+// base returns the Cluster's base, nil when its input has a node the solver rejects (nil,
+// unnamed or given twice): solves then report the problem the slow way.
+func (c *Cluster) base() *base {
+	if c.baseBuilt {
+		return c.shared
+	}
+	c.baseBuilt = true
+	c.shared = newBase(c.in, c.prep)
+	return c.shared
+}
+
+func newBase(in Input, prep *prepared) *base {
+	b := &base{index: make(map[string]int, len(in.ExistingNodes)), used: make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames)),
+		inputNodes: in.ExistingNodes}
+	order := make([]*existingNode, len(in.ExistingNodes))
+	for i, en := range in.ExistingNodes {
+		if en == nil || en.Node == nil || en.Node.Name == "" {
+			return nil
+		}
+		if _, twice := b.index[en.Node.Name]; twice {
+			return nil
+		}
+		tmpl, ok := prep.existing[en]
+		if !ok {
+			return nil
+		}
+		b.index[en.Node.Name] = i
+		b.used[en.Node.Name] = true
+		order[i] = tmpl
+	}
+	for _, name := range in.ReservedNodeNames {
+		b.used[name] = true
+	}
+	b.firstFree = make(map[string]int, len(prep.pools))
+	for _, pool := range prep.pools {
+		n := 1
+		for b.used[pool.NodePool.Name+"-"+strconv.Itoa(n)] {
+			n++
+		}
+		b.firstFree[pool.NodePool.Name] = n
+	}
+	positions := make([]int, len(order))
+	for i := range positions {
+		positions[i] = i
+	}
+	slices.SortFunc(positions, func(i, j int) int { return compareExisting(order[i], order[j]) })
+	b.rank = make([]int, len(order))
+	for r, i := range positions {
+		b.rank[i] = r
+	}
+	buf := make([]existingNode, len(order))
+	b.nodes = make([]*existingNode, len(order))
+	b.free = freeindex.New(prep.dims.Len())
+	b.free.Grow(len(order))
+	room := make(resources.Vector, prep.dims.Len())
+	for r, i := range positions {
+		n := &buf[r]
+		*n = *order[i]
+		n.usedShared = true
+		n.ports = slices.Clip(n.ports)
+		n.shared = true
+		n.index = b.free.Add(n.freeInto(room))
+		b.nodes[r] = n
+	}
+	return b
+}
+
+// existingFromBase sets the solve's existing nodes up from the base: the base's own for the
+// nodes the change left alone, fresh conversions for those it replaced, copies for nodes
+// still starting (their NodePools and DaemonSets write to them), and none for those it
+// removed. Every node keeps its base position in the free index, where the removed ones
+// never fit. It returns the nodes in the input's order.
+func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]*existingNode, error) {
+	byIndex := slices.Clone(b.nodes)
+	s.existingFree = b.free.Clone()
+	for _, i := range delta.removed {
+		byIndex[b.rank[i]] = nil
+		s.existingFree.Remove(b.rank[i])
+	}
+	for _, r := range delta.replaced {
+		tmpl, ok := prep.existing[r.with]
+		if !ok {
+			var err error
+			if tmpl, err = newExistingNode(r.with, s.dims, prep.runningRequests); err != nil {
+				return nil, err
+			}
+		}
+		n := *tmpl
+		n.usedShared = true
+		n.ports = slices.Clip(tmpl.ports)
+		n.index = b.rank[r.at]
+		byIndex[n.index] = &n
+	}
+	// Nodes still starting come last.
+	for i := len(byIndex) - 1; i >= 0; i-- {
+		n := byIndex[i]
+		if n == nil {
+			continue
+		}
+		if n.initialized {
+			break
+		}
+		if n.shared {
+			cp := *n
+			cp.shared = false
+			byIndex[i] = &cp
+		}
+	}
+	s.byIndex = byIndex
+	s.existing = make([]*existingNode, 0, len(byIndex)-len(delta.removed))
+	s.existingPos = make([]int32, len(byIndex))
+	for i, n := range byIndex {
+		if n != nil {
+			s.existingPos[i] = int32(len(s.existing))
+			s.existing = append(s.existing, n)
+		}
+	}
+	inputOrder := make([]*existingNode, 0, len(s.existing))
+	for _, r := range b.rank {
+		if n := byIndex[r]; n != nil {
+			inputOrder = append(inputOrder, n)
+		}
+	}
+	return inputOrder, nil
+}
+
+// indexOwnExisting records in the free index the room of the nodes the solve owns from the
+// start (replaced or still starting), once the NodePools and DaemonSets took theirs.
+func (s *solver) indexOwnExisting() {
+	for i, n := range s.byIndex {
+		if n != nil && !n.shared {
+			s.existingFree.Update(i, n.freeInto(s.existingRoom))
+		}
+	}
+}
+
+// ownExisting returns n to write: n itself unless it is the base's, else a copy that takes
+// its place in the solve.
+func (s *solver) ownExisting(n *existingNode) *existingNode {
+	if !n.shared {
+		return n
+	}
+	cp := *n
+	cp.shared = false
+	s.byIndex[cp.index] = &cp
+	s.existing[s.existingPos[cp.index]] = &cp
+	return &cp
+}
+
+// compareExisting orders existing nodes as solves try them: initialized nodes first, then
+// nodes still starting; by name within each group.
+func compareExisting(a, b *existingNode) int {
+	if a.initialized != b.initialized {
+		if a.initialized {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a.name < b.name:
+		return -1
+	case a.name > b.name:
+		return 1
+	}
+	return 0
+}
+
+// nameSet is the set of node names taken, over a base set shared by every solve of a
+// Cluster state: names added by one solve go to its own map.
+type nameSet struct {
+	shared map[string]bool
+	own    map[string]bool
+	// firstFree is the base's (see base.firstFree), nil without one.
+	firstFree map[string]int
+}
+
+func (s *nameSet) has(name string) bool { return s.shared[name] || s.own[name] }
+
+func (s *nameSet) add(name string) {
+	if s.own == nil {
+		s.own = map[string]bool{}
+	}
+	s.own[name] = true
+}

@@ -1,0 +1,71 @@
+package scheduling_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nodeplan/nodeplan/internal/replaytrace"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// peakCluster is the cluster of replaytrace's day at its peak, built as a replay grows it:
+// the peak pods arrive a few at a time (batch per Simulate and Apply), so that each batch
+// launches its own small nodes, which are then all initialized.
+func peakCluster(b *testing.B, batch int) *scheduling.Cluster {
+	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	base, err := replaytrace.Cluster(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := scheduling.Prepare(scheduling.Input{NodePools: base.NodePools})
+	if err != nil {
+		b.Fatal(err)
+	}
+	peak := replaytrace.NewDay(start, 1).Peak
+	var starting []string
+	for i := 0; i < len(peak); i += batch {
+		change := scheduling.Change{AddPods: peak[i:min(i+batch, len(peak))], Initialize: starting}
+		plan, err := c.Simulate(change, scheduling.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Apply(change, plan); err != nil {
+			b.Fatal(err)
+		}
+		starting = starting[:0]
+		for _, nc := range plan.NodeClaims {
+			starting = append(starting, nc.Name)
+		}
+	}
+	change := scheduling.Change{Initialize: starting}
+	plan, err := c.Simulate(change, scheduling.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Apply(change, plan); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// BenchmarkSimulatePeakRemoveEach is consolidation's what-if at the peak of replaytrace's day
+// (5,000 pods on several hundred nodes): each node in turn taken away and its pods placed
+// elsewhere, as disruption simulates every candidate. A Simulate that costs the whole cluster
+// makes a pass over the candidates quadratic in the nodes.
+func BenchmarkSimulatePeakRemoveEach(b *testing.B) {
+	c := peakCluster(b, 7)
+	nodes := c.Input().ExistingNodes
+	names := make([]string, len(nodes))
+	for i, en := range nodes {
+		names[i] = en.Node.Name
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		change := scheduling.Change{RemoveNodes: []string{names[i%len(names)]}}
+		if _, err := c.Simulate(change, scheduling.Options{SkipLowerBound: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(nodes)), "nodes")
+}
