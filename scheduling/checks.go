@@ -241,12 +241,16 @@ func (s *solver) fitOptionsOn(t target, p *podInfo, reqs, alt requirements.Requi
 		from, changed = s.allowedTypes(pool, reqs), false
 	}
 	var dst []*nodetemplate.Option
+	var low resources.Vector
+	if !t.fresh {
+		low = n.minRoom
+	}
 	if intoSpare && !t.fresh {
 		// Nil until the node's options first narrow: fitOptions then makes an array of the
 		// size it keeps, only when it keeps fewer options than it was given.
 		dst = n.spareOptions
 	}
-	options := s.fitOptions(dst, from, reqs, changed, n.used, p, pool, n.reserved, n.attach)
+	options := s.fitOptions(dst, from, low, reqs, changed, n.used, p, pool, n.reserved, n.attach)
 	if options == nil {
 		if t.fresh {
 			return candidate{}, s.explainNoOption(pool, p, reqs, explain)

@@ -22,8 +22,11 @@ type newNode struct {
 	static  bool
 	reqs    requirements.Requirements
 	options []*nodetemplate.Option
-	// maxRoom is the element-wise maximum room over options: a quick necessary test.
+	// maxRoom is the element-wise maximum room over options: a quick necessary test. minRoom
+	// is the minimum (nil when unknown), a quick sufficient one: a pod whose requests fit it
+	// fits every option's room. Both follow options (setOptionRooms); minRoom is the node's own.
 	maxRoom  resources.Vector
+	minRoom  resources.Vector
 	used     resources.Vector
 	reserved resources.Vector // capacity held against the pool's limits
 	ports    []hostport.Port
@@ -35,6 +38,8 @@ type newNode struct {
 	// the price of their cheapest offering under reqs (prices alongside), cheapest first.
 	price   float64
 	byPrice []*nodetemplate.Option
+	// priceRoom is the element-wise maximum room over byPrice: the most free can find.
+	priceRoom resources.Vector
 	// version counts the changes to the node (pods joining, options settled): a pod that failed
 	// to join one version fails again on it.
 	version int
@@ -115,8 +120,9 @@ func (s *solver) nodeRequirements(p *podInfo, base requirements.Requirements, po
 // fitOptions returns the options of from that can carry used+add under reqs, or nil. When
 // reqsChanged is false the requirement test is skipped (the options already satisfy reqs).
 // A narrowed list is written into dst when it has room (dst must not share from's array),
-// else into a new array; an unchanged list is from itself.
-func (s *solver) fitOptions(dst, from []*nodetemplate.Option, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*nodetemplate.Option {
+// else into a new array; an unchanged list is from itself. low, when set, is the element-wise
+// minimum room over from (newNode.minRoom).
+func (s *solver) fitOptions(dst, from []*nodetemplate.Option, low resources.Vector, reqs requirements.Requirements, reqsChanged bool, used resources.Vector, p *podInfo, pool *poolState, reserved resources.Vector, attach *volume.AttachCounter) []*nodetemplate.Option {
 	// The requirement test is compiled once for all options (see typeIndex).
 	var f typeindex.Filter
 	if reqsChanged {
@@ -133,11 +139,12 @@ func (s *solver) fitOptions(dst, from []*nodetemplate.Option, reqs requirements.
 		}
 	}
 	checkAttach, checkLimits := len(p.volumes.Claims) > 0, pool.limits.Set()
+	if low != nil && !reqsChanged && !checkAttach && !checkLimits && fitsAt(dims, need, low) {
+		return from // the smallest room of each resource holds the pod: every option keeps
+	}
 	keep := func(t *nodetemplate.Option) bool {
-		for k, d := range dims {
-			if need[k] > t.Room[d] {
-				return false
-			}
+		if !fitsAt(dims, need, t.Room) {
+			return false
 		}
 		if checkAttach && !attach.Fits(p.volumes.Claims, t.InstanceType.VolumeAttachLimits) {
 			return false
@@ -173,6 +180,37 @@ func (s *solver) fitOptions(dst, from []*nodetemplate.Option, reqs requirements.
 	for i, t := range from {
 		if kept[i] {
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// fitsAt reports whether need[k] fits room[dims[k]] for every k.
+func fitsAt(dims []int, need []int64, room resources.Vector) bool {
+	for k, d := range dims {
+		if need[k] > room[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// setOptionRooms sets maxRoom and minRoom after options changed.
+func (n *newNode) setOptionRooms(dims *resources.Dims) {
+	n.maxRoom = nodetemplate.MaxRoom(n.options, dims)
+	n.minRoom = minRoomInto(n.minRoom[:0], n.options)
+}
+
+// minRoomInto writes the element-wise minimum room over options into out's array (nil when
+// there is no option).
+func minRoomInto(out resources.Vector, options []*nodetemplate.Option) resources.Vector {
+	if len(options) == 0 {
+		return nil
+	}
+	out = append(out, options[0].Room...)
+	for _, t := range options[1:] {
+		for i, x := range t.Room {
+			out[i] = min(out[i], x)
 		}
 	}
 	return out
@@ -225,7 +263,7 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 		n.spareOptions = spare
 		n.ownsOptions = true
 		n.options = c.options
-		n.maxRoom = nodetemplate.MaxRoom(n.options, s.dims)
+		n.setOptionRooms(s.dims)
 		if n.pool.limits.Set() { // else Move does nothing
 			n.pool.limits.Move(n.reserved, nodetemplate.MaxCapacity(n.options, s.dims))
 		}
@@ -256,7 +294,7 @@ func (s *solver) openNewNode(pool *poolState, p *podInfo, explain bool) (*newNod
 	n.index = len(s.nodes) // place appends the node next
 	n.reqs = reqs
 	n.options = options
-	n.maxRoom = nodetemplate.MaxRoom(n.options, s.dims)
+	n.setOptionRooms(s.dims)
 	if pool.limits.Set() { // else Move does nothing
 		pool.limits.Move(n.reserved, nodetemplate.MaxCapacity(n.options, s.dims))
 	}
@@ -325,7 +363,7 @@ func (s *solver) settleLimits() bool {
 		n.version++
 		n.options = []*nodetemplate.Option{c.Option}
 		n.ownsOptions, n.spareOptions = true, nil
-		n.maxRoom = nodetemplate.MaxRoom(n.options, s.dims)
+		n.setOptionRooms(s.dims)
 		capacity := nodetemplate.MaxCapacity(n.options, s.dims)
 		n.pool.limits.Move(n.reserved, capacity)
 		n.orderByPrice(false)
@@ -393,7 +431,7 @@ func (s *solver) openStaticNodes() {
 			n.static = true
 			var daemons []*topology.Daemon
 			n.reqs, n.options, daemons = s.settleDaemons(pool, n.reqs, n.options)
-			n.maxRoom = nodetemplate.MaxRoom(n.options, s.dims)
+			n.setOptionRooms(s.dims)
 			s.claimNodeName(pool, n.name)
 			pool.limits.TakeNode()
 			n.index = len(s.nodes)
