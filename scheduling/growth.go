@@ -108,8 +108,12 @@ func (s *solver) growthAllowed(n *newNode, options []*nodetemplate.Option, reqs 
 func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
 	clear(f)
 	if n.unbounded || len(n.byPrice) == 0 {
-		if len(n.byPrice) > 0 {
-			copy(f, n.priceRoom)
+		if len(n.byPrice) == len(n.options) && len(n.byPrice) > 0 {
+			copy(f, n.maxRoom) // every option is priced: the most room is theirs
+		} else {
+			for _, t := range n.byPrice {
+				f.Max(t.Room)
+			}
 		}
 		f.Sub(n.used)
 		return f
@@ -128,7 +132,7 @@ func (n *newNode) free(fixed float64, f resources.Vector) resources.Vector {
 		}
 		if price := n.byPriceVal[i]; price <= n.price || copyCost(price+fixed, t.Room, n.used) <= limit {
 			f.Max(t.Room)
-			if n.priceRoom.Fits(f) {
+			if n.maxRoom.Fits(f) {
 				break // f is the most room of any option: the rest fit within it
 			}
 		}

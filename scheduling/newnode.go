@@ -38,8 +38,6 @@ type newNode struct {
 	// the price of their cheapest offering under reqs (prices alongside), cheapest first.
 	price   float64
 	byPrice []*nodetemplate.Option
-	// priceRoom is the element-wise maximum room over byPrice: the most free can find.
-	priceRoom resources.Vector
 	// version counts the changes to the node (pods joining, options settled): a pod that failed
 	// to join one version fails again on it.
 	version int
@@ -195,25 +193,21 @@ func fitsAt(dims []int, need []int64, room resources.Vector) bool {
 	return true
 }
 
-// setOptionRooms sets maxRoom and minRoom after options changed.
+// setOptionRooms sets maxRoom and minRoom after options changed, in one pass over them.
+// maxRoom may be shared (the pool's) and is made anew; minRoom is the node's own array.
 func (n *newNode) setOptionRooms(dims *resources.Dims) {
-	n.maxRoom = nodetemplate.MaxRoom(n.options, dims)
-	n.minRoom = minRoomInto(n.minRoom[:0], n.options)
-}
-
-// minRoomInto writes the element-wise minimum room over options into out's array (nil when
-// there is no option).
-func minRoomInto(out resources.Vector, options []*nodetemplate.Option) resources.Vector {
-	if len(options) == 0 {
-		return nil
+	hi, lo := make(resources.Vector, dims.Len()), n.minRoom[:0]
+	n.maxRoom, n.minRoom = hi, nil
+	if len(n.options) == 0 {
+		return
 	}
-	out = append(out, options[0].Room...)
-	for _, t := range options[1:] {
-		for i, x := range t.Room {
-			out[i] = min(out[i], x)
+	lo = append(lo, n.options[0].Room...)
+	for _, t := range n.options {
+		for i, x := range t.Room[:len(hi)] {
+			hi[i], lo[i] = max(hi[i], x), min(lo[i], x)
 		}
 	}
-	return out
+	n.minRoom = lo
 }
 
 // tryNewNode checks whether pod p can join node n; on success it returns the state to commit.

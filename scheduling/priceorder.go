@@ -82,13 +82,6 @@ func (n *newNode) orderByPrice(reqsChanged bool) {
 		n.pool.Memos.PriceOrders.Put(key, nodetemplate.PriceOrder{Types: n.byPrice, Prices: n.byPriceVal})
 		n.ownsPriceOrder = false
 	}
-	n.priceRoom = n.priceRoom[:0]
-	if len(n.byPrice) > 0 {
-		n.priceRoom = append(n.priceRoom, n.byPrice[0].Room...)
-		for _, t := range n.byPrice[1:] {
-			n.priceRoom.Max(t.Room)
-		}
-	}
 	n.price = 0
 	if len(n.byPriceVal) > 0 {
 		n.price = n.byPriceVal[0]
