@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -250,7 +251,12 @@ func (s *solver) fitOptionsOn(t target, p *podInfo, reqs, alt requirements.Requi
 		// size it keeps, only when it keeps fewer options than it was given.
 		dst = n.spareOptions
 	}
-	options := s.fitOptions(dst, from, low, reqs, changed, n.used, p, pool, n.reserved, n.attach)
+	var options []*nodetemplate.Option
+	if t.fresh && len(from) > 0 && len(p.volumes.Claims) == 0 && !pool.limits.Set() {
+		options = s.freshFit(from, reqs, n, p, pool)
+	} else {
+		options = s.fitOptions(dst, from, low, reqs, changed, n.used, p, pool, n.reserved, n.attach)
+	}
 	if options == nil {
 		if t.fresh {
 			return candidate{}, s.explainNoOption(pool, p, reqs, explain)
@@ -265,6 +271,32 @@ func (s *solver) fitOptionsOn(t target, p *podInfo, reqs, alt requirements.Requi
 		return candidate{}, r
 	}
 	return candidate{reqs: reqs, options: options, notes: notes, alt: alt}, ok
+}
+
+// freshFit is fitOptions for node n about to open with the options from (an allowedTypes
+// list, which lives as long as the solve) when neither volumes nor limits apply: the options
+// then depend on the list and the room the pod needs alone, and pods of a shape open many
+// nodes alike. The lists it returns are shared: nodes never write into options they do not own.
+func (s *solver) freshFit(from []*nodetemplate.Option, reqs requirements.Requirements, n *newNode, p *podInfo, pool *poolState) []*nodetemplate.Option {
+	var keyBuf [128]byte
+	key := strconv.AppendInt(keyBuf[:0], int64(len(from)), 10)
+	for i, x := range p.requests {
+		key = strconv.AppendInt(append(key, '/'), n.used[i]+x, 10)
+	}
+	byNeed := s.freshFits[&from[0]]
+	if options, ok := byNeed[string(key)]; ok {
+		return options
+	}
+	options := s.fitOptions(nil, from, nil, reqs, false, n.used, p, pool, n.reserved, n.attach)
+	if byNeed == nil {
+		if s.freshFits == nil {
+			s.freshFits = map[**nodetemplate.Option]map[string][]*nodetemplate.Option{}
+		}
+		byNeed = map[string][]*nodetemplate.Option{}
+		s.freshFits[&from[0]] = byNeed
+	}
+	byNeed[string(key)] = options
+	return options
 }
 
 // optionsRejection is a resources rejection at checkOptions about one named node; the name is

@@ -70,6 +70,8 @@ type solver struct {
 	nodeCost float64
 	// keptScratch holds fitOptions' verdicts between its two passes.
 	keptScratch []bool
+	// freshFits memoises freshFit per allowedTypes list (its array) and need.
+	freshFits map[**nodetemplate.Option]map[string][]*nodetemplate.Option
 	// joinFailures remembers, per planned node, the last class of plain pods that could not
 	// join it, and the node's version then: a pod of that class skips the node until it
 	// changes. Reset at every call of schedule.
