@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/hostport"
@@ -175,11 +177,27 @@ func (s *solver) fitOptions(dst, from []*nodetemplate.Option, low resources.Vect
 	if cap(out) < n {
 		out = make([]*nodetemplate.Option, 0, n)
 	}
+	// The narrowed list's most and least room are found while its options are at hand, for
+	// the commit that usually follows (setOptionRooms).
+	if cap(s.fitHi) < len(used) {
+		s.fitHi, s.fitLo = make(resources.Vector, len(used)), make(resources.Vector, len(used))
+	}
+	hi, lo := s.fitHi[:len(used)], s.fitLo[:len(used)]
 	for i, t := range from {
-		if kept[i] {
-			out = append(out, t)
+		if !kept[i] {
+			continue
+		}
+		room := t.Room[:len(hi)]
+		if len(out) == 0 {
+			copy(hi, room)
+			copy(lo, room)
+		}
+		out = append(out, t)
+		for d, x := range room {
+			hi[d], lo[d] = max(hi[d], x), min(lo[d], x)
 		}
 	}
+	s.fitRoomsOf = out
 	return out
 }
 
@@ -257,7 +275,12 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 		n.spareOptions = spare
 		n.ownsOptions = true
 		n.options = c.options
-		n.setOptionRooms(s.dims)
+		if len(s.fitRoomsOf) == len(n.options) && sameArray(s.fitRoomsOf, n.options) {
+			// fitOptions last narrowed into this array: its rooms are the node's.
+			n.maxRoom, n.minRoom = slices.Clone(s.fitHi), append(n.minRoom[:0], s.fitLo...)
+		} else {
+			n.setOptionRooms(s.dims)
+		}
 		if n.pool.limits.Set() { // else Move does nothing
 			n.pool.limits.Move(n.reserved, nodetemplate.MaxCapacity(n.options, s.dims))
 		}

@@ -70,6 +70,10 @@ type solver struct {
 	nodeCost float64
 	// keptScratch holds fitOptions' verdicts between its two passes.
 	keptScratch []bool
+	// fitRoomsOf is the list fitOptions last narrowed to, fitHi and fitLo its most and least
+	// room of each resource.
+	fitRoomsOf   []*nodetemplate.Option
+	fitHi, fitLo resources.Vector
 	// freshFits memoises freshFit per allowedTypes list (its array) and need.
 	freshFits map[**nodetemplate.Option]map[string][]*nodetemplate.Option
 	// joinFailures remembers, per planned node, the last class of plain pods that could not
