@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"fmt"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -273,29 +272,34 @@ func (s *solver) fitOptionsOn(t target, p *podInfo, reqs, alt requirements.Requi
 	return candidate{reqs: reqs, options: options, notes: notes, alt: alt}, ok
 }
 
+// freshKey names an allowedTypes list (its array, which lives as long as the solve, and
+// length) and the room a pod needs, of at most 8 resources.
+type freshKey struct {
+	list **nodetemplate.Option
+	n    int
+	need [8]int64
+}
+
 // freshFit is fitOptions for node n about to open with the options from (an allowedTypes
-// list, which lives as long as the solve) when neither volumes nor limits apply: the options
-// then depend on the list and the room the pod needs alone, and pods of a shape open many
-// nodes alike. The lists it returns are shared: nodes never write into options they do not own.
+// list) when neither volumes nor limits apply: the options then depend on the list and the
+// room the pod needs alone, and pods of a shape open many nodes alike, so they are memoised.
+// The lists it returns are shared: nodes never write into options they do not own.
 func (s *solver) freshFit(from []*nodetemplate.Option, reqs requirements.Requirements, n *newNode, p *podInfo, pool *poolState) []*nodetemplate.Option {
-	var keyBuf [128]byte
-	key := strconv.AppendInt(keyBuf[:0], int64(len(from)), 10)
-	for i, x := range p.requests {
-		key = strconv.AppendInt(append(key, '/'), n.used[i]+x, 10)
+	key := freshKey{list: &from[0], n: len(from)}
+	if len(p.requests) > len(key.need) {
+		return s.fitOptions(nil, from, nil, reqs, false, n.used, p, pool, n.reserved, n.attach)
 	}
-	byNeed := s.freshFits[&from[0]]
-	if options, ok := byNeed[string(key)]; ok {
+	for i, x := range p.requests {
+		key.need[i] = n.used[i] + x
+	}
+	if options, ok := s.freshFits[key]; ok {
 		return options
 	}
 	options := s.fitOptions(nil, from, nil, reqs, false, n.used, p, pool, n.reserved, n.attach)
-	if byNeed == nil {
-		if s.freshFits == nil {
-			s.freshFits = map[**nodetemplate.Option]map[string][]*nodetemplate.Option{}
-		}
-		byNeed = map[string][]*nodetemplate.Option{}
-		s.freshFits[&from[0]] = byNeed
+	if s.freshFits == nil {
+		s.freshFits = map[freshKey][]*nodetemplate.Option{}
 	}
-	byNeed[string(key)] = options
+	s.freshFits[key] = options
 	return options
 }
 

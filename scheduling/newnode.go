@@ -26,7 +26,7 @@ type newNode struct {
 	options []*nodetemplate.Option
 	// maxRoom is the element-wise maximum room over options: a quick necessary test. minRoom
 	// is the minimum (nil when unknown), a quick sufficient one: a pod whose requests fit it
-	// fits every option's room. Both follow options (setOptionRooms); minRoom is the node's own.
+	// fits every option's room. Both follow options (setOptionRooms) and are never written.
 	maxRoom  resources.Vector
 	minRoom  resources.Vector
 	used     resources.Vector
@@ -179,10 +179,10 @@ func (s *solver) fitOptions(dst, from []*nodetemplate.Option, low resources.Vect
 	}
 	// The narrowed list's most and least room are found while its options are at hand, for
 	// the commit that usually follows (setOptionRooms).
-	if cap(s.fitHi) < len(used) {
-		s.fitHi, s.fitLo = make(resources.Vector, len(used)), make(resources.Vector, len(used))
+	if len(s.fitRooms) != 2*len(used) {
+		s.fitRooms = make(resources.Vector, 2*len(used))
 	}
-	hi, lo := s.fitHi[:len(used)], s.fitLo[:len(used)]
+	hi, lo := s.fitRooms[:len(used)], s.fitRooms[len(used):]
 	for i, t := range from {
 		if !kept[i] {
 			continue
@@ -211,15 +211,15 @@ func fitsAt(dims []int, need []int64, room resources.Vector) bool {
 	return true
 }
 
-// setOptionRooms sets maxRoom and minRoom after options changed, in one pass over them.
-// maxRoom may be shared (the pool's) and is made anew; minRoom is the node's own array.
+// setOptionRooms sets maxRoom and minRoom, in one new array, after options changed.
 func (n *newNode) setOptionRooms(dims *resources.Dims) {
-	hi, lo := make(resources.Vector, dims.Len()), n.minRoom[:0]
+	rooms := make(resources.Vector, 2*dims.Len())
+	hi, lo := rooms[:dims.Len():dims.Len()], rooms[dims.Len():]
 	n.maxRoom, n.minRoom = hi, nil
 	if len(n.options) == 0 {
 		return
 	}
-	lo = append(lo, n.options[0].Room...)
+	copy(lo, n.options[0].Room)
 	for _, t := range n.options {
 		for i, x := range t.Room[:len(hi)] {
 			hi[i], lo[i] = max(hi[i], x), min(lo[i], x)
@@ -277,7 +277,8 @@ func (s *solver) commitNewNode(n *newNode, p *podInfo, c candidate) {
 		n.options = c.options
 		if len(s.fitRoomsOf) == len(n.options) && sameArray(s.fitRoomsOf, n.options) {
 			// fitOptions last narrowed into this array: its rooms are the node's.
-			n.maxRoom, n.minRoom = slices.Clone(s.fitHi), append(n.minRoom[:0], s.fitLo...)
+			rooms := slices.Clone(s.fitRooms)
+			n.maxRoom, n.minRoom = rooms[:len(rooms)/2:len(rooms)/2], rooms[len(rooms)/2:]
 		} else {
 			n.setOptionRooms(s.dims)
 		}

@@ -70,12 +70,11 @@ type solver struct {
 	nodeCost float64
 	// keptScratch holds fitOptions' verdicts between its two passes.
 	keptScratch []bool
-	// fitRoomsOf is the list fitOptions last narrowed to, fitHi and fitLo its most and least
-	// room of each resource.
-	fitRoomsOf   []*nodetemplate.Option
-	fitHi, fitLo resources.Vector
-	// freshFits memoises freshFit per allowedTypes list (its array) and need.
-	freshFits map[**nodetemplate.Option]map[string][]*nodetemplate.Option
+	// fitRoomsOf is the list fitOptions last narrowed to, fitRooms its most then least room of
+	// each resource.
+	fitRoomsOf []*nodetemplate.Option
+	fitRooms   resources.Vector
+	freshFits  map[freshKey][]*nodetemplate.Option
 	// joinFailures remembers, per planned node, the last class of plain pods that could not
 	// join it, and the node's version then: a pod of that class skips the node until it
 	// changes. Reset at every call of schedule.
