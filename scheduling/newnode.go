@@ -161,8 +161,9 @@ func (s *solver) fitOptions(dst, from []*nodetemplate.Option, low resources.Vect
 	}
 	kept := s.keptScratch[:len(from)]
 	n := 0
+	roomOnly := !checkAttach && !reqsChanged && !checkLimits // the usual case, without a call per option
 	for i, t := range from {
-		kept[i] = keep(t)
+		kept[i] = (roomOnly && fitsAt(dims, need, t.Room)) || (!roomOnly && keep(t))
 		if kept[i] {
 			n++
 		}
