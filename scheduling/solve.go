@@ -248,7 +248,8 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 		s.byIndex = s.existing
 	}
 	s.attached = make([]*volume.AttachCounter, len(s.byIndex))
-	s.scratch = make(resources.Vector, s.dims.Len())
+	scratch := make(resources.Vector, 3*s.dims.Len()) // one array for scratch and fitRooms
+	s.scratch, s.fitRooms = scratch[:s.dims.Len():s.dims.Len()], scratch[s.dims.Len():]
 	s.existingRoom = make(resources.Vector, s.dims.Len())
 	s.newFree = freeindex.New(s.dims.Len())
 	s.snugFree = freeindex.New(s.dims.Len())
