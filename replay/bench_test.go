@@ -27,8 +27,8 @@ func benchCluster(tb testing.TB) disruption.Input {
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
 //
-// The day still takes tens of minutes (disruption.Decide on a cluster of several hundred
-// nodes, a few thousand times), more than go test's default timeout, so it runs only when
+// The day still takes about six minutes on 2 cores (disruption.Decide on a cluster of several
+// hundred nodes, a few thousand times), near go test's default timeout, and Day10x hours, so it runs only when
 // asked: NODEPLAN_REPLAY_DAY=1 for Day, NODEPLAN_REPLAY_DAY=10x for both, with -timeout to
 // match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
 // BenchmarkReplayMorning is the slice that always runs.
@@ -41,7 +41,7 @@ func BenchmarkReplayDay(b *testing.B) {
 	}{{"Day", 1, []string{"1", "10x"}}, {"Day10x", 10, []string{"10x"}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			if !slices.Contains(bc.runIf, asked) {
-				b.Skipf("set NODEPLAN_REPLAY_DAY=%s to replay it (tens of minutes)", bc.runIf[0])
+				b.Skipf("set NODEPLAN_REPLAY_DAY=%s to replay it (minutes; Day10x hours)", bc.runIf[0])
 			}
 			tr := replaytrace.NewDay(t0, bc.scale)
 			start := benchCluster(b)
