@@ -28,9 +28,10 @@ func benchCluster(tb testing.TB) disruption.Input {
 // peak workload from scratch.
 //
 // The day still takes about six minutes on 2 cores (disruption.Decide on a cluster of several
-// hundred nodes, a few thousand times), near go test's default timeout, and Day10x hours, so it runs only when
-// asked: NODEPLAN_REPLAY_DAY=1 for Day, NODEPLAN_REPLAY_DAY=10x for both, with -timeout to
-// match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
+// hundred nodes, a few thousand times) and Day10x hours, near or past go test's default
+// timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1 for Day, NODEPLAN_REPLAY_DAY=10x
+// for both, with -timeout to match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout
+// 3h ./replay).
 // BenchmarkReplayMorning is the slice that always runs.
 func BenchmarkReplayDay(b *testing.B) {
 	asked := os.Getenv("NODEPLAN_REPLAY_DAY")
