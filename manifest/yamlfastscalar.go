@@ -106,21 +106,16 @@ func (c *converter) flowMapping(s []byte, i int) (int, bool) {
 		if !ok {
 			return 0, false
 		}
-		if i = skipSpaces(s, end); i == len(s) {
+		next, closed, ok := flowAfterEntry(s, end, '}')
+		if !ok {
 			return 0, false
 		}
-		switch s[i] {
-		case '}':
+		if closed {
 			c.keys = c.keys[:base]
 			c.out = append(c.out, '}')
-			return i + 1, true
-		case ',':
-			if i = skipSpaces(s, i+1); i < len(s) && s[i] == '}' {
-				return 0, false // a trailing comma
-			}
-		default:
-			return 0, false
+			return next, true
 		}
+		i = next
 	}
 	return 0, false
 }
@@ -140,22 +135,36 @@ func (c *converter) flowSequence(s []byte, i int) (int, bool) {
 		if !ok {
 			return 0, false
 		}
-		if i = skipSpaces(s, end); i == len(s) {
+		next, closed, ok := flowAfterEntry(s, end, ']')
+		if !ok {
 			return 0, false
 		}
-		switch s[i] {
-		case ']':
+		if closed {
 			c.out = append(c.out, ']')
-			return i + 1, true
-		case ',':
-			if i = skipSpaces(s, i+1); i < len(s) && s[i] == ']' {
-				return 0, false // a trailing comma
-			}
-		default:
-			return 0, false
+			return next, true
 		}
+		i = next
 	}
 	return 0, false
+}
+
+// flowAfterEntry reads what follows an entry of a flow collection ending at s[end]: its
+// closing bracket (closed, next is past it) or a comma and the next entry's start. A trailing
+// comma, or anything else, is not ok.
+func flowAfterEntry(s []byte, end int, closing byte) (next int, closed, ok bool) {
+	i := skipSpaces(s, end)
+	switch {
+	case i == len(s):
+		return 0, false, false
+	case s[i] == closing:
+		return i + 1, true, true
+	case s[i] != ',':
+		return 0, false, false
+	}
+	if i = skipSpaces(s, i+1); i < len(s) && s[i] == closing {
+		return 0, false, false // a trailing comma
+	}
+	return i, false, true
 }
 
 // quoted writes the single- or double-quoted scalar starting at s[i] as a JSON string and
