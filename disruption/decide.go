@@ -34,6 +34,8 @@ type decider struct {
 	// keeps what it finds.
 	memoize bool
 	state   simulationState
+	// commandsOnly is Input.CommandsOnly.
+	commandsOnly bool
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
@@ -121,6 +123,8 @@ func newDecider(in Input) (*decider, error) {
 		now:     in.Now.UTC(),
 		budgets: map[string]*poolBudget{},
 		byName:  map[string]*nodeState{},
+
+		commandsOnly: in.CommandsOnly,
 	}
 	facts, prepared, err := in.Pools.factsFor(in.NodePools)
 	if err != nil {
@@ -328,7 +332,9 @@ func (d *decider) decisions() Decisions {
 	}
 	out.Summary.HourlyCostBefore = roundPrice(before)
 	out.Summary.HourlyCostAfter = roundPrice(after)
-	out.Summary.CostByWorkloadBefore, out.Summary.CostByWorkloadAfter = d.costByWorkload()
+	if !d.commandsOnly {
+		out.Summary.CostByWorkloadBefore, out.Summary.CostByWorkloadAfter = d.costByWorkload()
+	}
 	return out
 }
 

@@ -66,6 +66,8 @@ type simulationState struct {
 	storageClasses []*storagev1.StorageClass
 	nodes          []nodeFacts
 	pending        []podFacts
+	// commandsOnly is Input.CommandsOnly, which changes the reasons of failed consolidations.
+	commandsOnly bool
 }
 
 // nodeFacts is a node as the simulations see it: the objects, and what Decide derived from
@@ -111,6 +113,7 @@ func (d *decider) stateOf(in Input, prepared *scheduling.Pools) (simulationState
 		storageClasses: slices.Clone(in.StorageClasses),
 		nodes:          make([]nodeFacts, len(d.nodes)),
 		pending:        factsOfPods(in.PendingPods),
+		commandsOnly:   in.CommandsOnly,
 	}
 	for i, n := range d.nodes {
 		s.nodes[i] = nodeFacts{
@@ -123,7 +126,7 @@ func (d *decider) stateOf(in Input, prepared *scheduling.Pools) (simulationState
 }
 
 func (s *simulationState) equal(o *simulationState) bool {
-	return s.facts == o.facts && s.prepared == o.prepared &&
+	return s.facts == o.facts && s.prepared == o.prepared && s.commandsOnly == o.commandsOnly &&
 		slices.Equal(s.daemonSets, o.daemonSets) && slices.Equal(s.namespaces, o.namespaces) &&
 		slices.Equal(s.claims, o.claims) && slices.Equal(s.volumes, o.volumes) &&
 		slices.Equal(s.storageClasses, o.storageClasses) && slices.Equal(s.pending, o.pending) &&

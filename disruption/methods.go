@@ -106,7 +106,7 @@ func (d *decider) expiration() error {
 		for _, later := range cands[i+1:] {
 			avoid = append(avoid, later.name)
 		}
-		o := d.simulate(d.sim.cluster, []*nodeState{n}, avoid, nil)
+		o := d.simulate(d.sim.cluster, []*nodeState{n}, avoid, nil, false)
 		if o.solveErr != "" {
 			n.block("expired (%s), but %s", n.expired, o.solveErr)
 			continue
@@ -149,7 +149,7 @@ func (d *decider) drift() error {
 			}
 			continue
 		}
-		o := d.simulate(d.sim.cluster, []*nodeState{n}, d.nextDrifted(n, cands[i+1:]), nil)
+		o := d.simulate(d.sim.cluster, []*nodeState{n}, d.nextDrifted(n, cands[i+1:]), nil, d.commandsOnly)
 		if !o.allPlaced() {
 			n.block("drifted (%s), but %s", n.drifted, o.failure())
 			continue

@@ -52,7 +52,9 @@ func (d *decider) consolidate(cluster *scheduling.Cluster, set []*nodeState) (*o
 
 // simulateConsolidation is consolidate without the memo.
 func (d *decider) simulateConsolidation(cluster *scheduling.Cluster, set []*nodeState) (*outcome, string) {
-	o := d.simulate(cluster, set, nil, nil)
+	// Spot candidates are simulated in full: whether a failed outcome is tried again with
+	// spot offerings only depends on its replacements.
+	o := d.simulate(cluster, set, nil, nil, d.commandsOnly && !allSpot(set))
 	if !allSpot(set) || !d.leavesSpot(o) {
 		return o, d.check(o)
 	}
@@ -60,7 +62,7 @@ func (d *decider) simulateConsolidation(cluster *scheduling.Cluster, set []*node
 	if why == "" {
 		why = d.spotRule(o)
 	}
-	spot := d.simulate(cluster, set, nil, spotOnly)
+	spot := d.simulate(cluster, set, nil, spotOnly, d.commandsOnly)
 	if again := d.check(spot); again != "" {
 		return spot, fmt.Sprintf("%s; with spot offerings only: %s", why, again)
 	}

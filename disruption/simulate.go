@@ -1,6 +1,7 @@
 package disruption
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -69,11 +70,18 @@ func (o *outcome) failure() string {
 // NodePools when needed, keeping every pod's constraints. Nodes in avoid take no pods (they
 // are about to be disrupted too) but keep counting for spread and affinity. It runs on
 // cluster (the simulator's own or a worker's) and changes nothing else, so simulations of
-// one state may run in parallel, each on its own cluster.
-func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoid []string, reqs []corev1.NodeSelectorRequirement) *outcome {
+// one state may run in parallel, each on its own cluster. With stopEarly (a decision for
+// its commands only) it stops at the first evicted pod that would need a node not
+// initialized yet: the outcome then fails with that alone.
+func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoid []string, reqs []corev1.NodeSelectorRequirement, stopEarly bool) *outcome {
 	o := &outcome{cands: cands, change: d.sim.change(cands, avoid), to: map[string]string{}, failed: map[string]string{}}
 	o.change.Requirements = reqs
-	plan, err := cluster.Simulate(o.change, scheduling.Options{SkipLowerBound: true})
+	plan, err := cluster.Simulate(o.change, scheduling.Options{SkipLowerBound: true, StopOnUninitialized: stopEarly})
+	var uninit *scheduling.UninitializedError
+	if errors.As(err, &uninit) {
+		o.uninit = uninit.Error()
+		return o
+	}
 	if err != nil {
 		o.solveErr = fmt.Sprintf("the simulation failed: %v", err)
 		return o

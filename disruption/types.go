@@ -40,6 +40,12 @@ type Input struct {
 	// this one, reused while the cluster they were simulated on is unchanged; see Memo. It
 	// needs Pools.
 	Memo *Memo
+	// CommandsOnly is for a caller that acts on Decisions.Commands alone (a replay deciding
+	// every 10 s): a consolidation or drift simulation stops as soon as an evicted pod would
+	// land on a node that is not initialized yet, which decides it cannot go, instead of
+	// placing every other pod, and Summary's cost by workload is left out. The commands are
+	// the ones a full decision gives; a Blocked reason may name another pod than it would.
+	CommandsOnly bool
 }
 
 // Node is a running node with the facts of the NodeClaim that launched it. Empty NodePool,

@@ -210,6 +210,7 @@ func (s *sim) disruptionInput() disruption.Input {
 		NodePools: s.pools, PodDisruptionBudgets: s.base.PodDisruptionBudgets, PendingPods: in.Pods,
 		DaemonSets: in.DaemonSets, Namespaces: in.Namespaces, PersistentVolumeClaims: in.PersistentVolumeClaims,
 		PersistentVolumes: in.PersistentVolumes, StorageClasses: in.StorageClasses, Now: s.now,
+		CommandsOnly: true, // the replay runs the commands; nobody reads why the other nodes stay
 	}
 	for _, en := range in.ExistingNodes {
 		n := s.nodes[en.Node.Name]

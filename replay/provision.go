@@ -58,7 +58,9 @@ func (s *sim) provision() error {
 	// a command's replacements bring is theirs, and nodes are launched for those that will
 	// find none. They stay where they run until their node drains.
 	leaving := s.leavingPods()
-	plan, err := s.cluster.Simulate(scheduling.Change{Evict: leaving}, s.opts.Scheduling)
+	opts := s.opts.Scheduling
+	opts.SkipLowerBound = true // a replay reports what it launched, not what the least would cost
+	plan, err := s.cluster.Simulate(scheduling.Change{Evict: leaving}, opts)
 	if err != nil {
 		return fmt.Errorf("replay: provisioning at %s: %w", stamp(s.now), err)
 	}

@@ -68,6 +68,17 @@ type Change struct {
 	Requirements []corev1.NodeSelectorRequirement
 }
 
+// UninitializedError is what Simulate returns under Options.StopOnUninitialized when a pod
+// the change displaces or adds would land on a node that is not initialized yet.
+type UninitializedError struct {
+	Pod  string // namespace/name
+	Node string
+}
+
+func (e *UninitializedError) Error() string {
+	return fmt.Sprintf("pod %s would move to node %s, which is not initialized yet", e.Pod, e.Node)
+}
+
 // Prepare validates in and precomputes what every solve over it shares. Its error is the one
 // Solve would return.
 func Prepare(in Input) (*Cluster, error) {
@@ -175,7 +186,7 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 		}
 		b = nil // converted with other dimensions
 	}
-	return solve(in, prep, start{base: b, delta: delta, ranked: len(change.Initialize) == 0})
+	return solve(in, prep, start{base: b, delta: delta, ranked: len(change.Initialize) == 0, fresh: fresh})
 }
 
 // narrow returns the cluster prepared with every NodePool narrowed by reqs, memoised per

@@ -113,6 +113,8 @@ type start struct {
 	base   *base
 	delta  *nodeDelta
 	ranked bool
+	// fresh is the input position of the first pod the change displaces or adds.
+	fresh int
 }
 
 // fromBase reports whether the solve takes its existing nodes from the base.

@@ -87,6 +87,12 @@ type Options struct {
 	SkipLowerBound bool
 	// Trace lists pods (namespace/name) whose every placement step Plan.Traces records.
 	Trace []string
+	// StopOnUninitialized ends a Simulate as soon as a pod the change displaces or adds is
+	// placed on an existing node that is not initialized yet: Simulate then returns an
+	// *UninitializedError instead of a plan. It is for callers that only need to know
+	// whether the change holds without such nodes (consolidation: Karpenter never relies on
+	// them), and saves the rest of the placement. Solve, which displaces nothing, ignores it.
+	StopOnUninitialized bool
 	// NodeCost is what each new node costs per hour beyond its instance price (its root
 	// volume, a public IPv4 address): 0 means DefaultNodeCost, a negative value none. It
 	// weighs many small nodes against a few large ones and is reported as

@@ -87,6 +87,11 @@ type solver struct {
 	offer nodetemplate.Offer
 	// earlyBound is the lower bound being worked out during the placement, if any.
 	earlyBound *earlyBound
+	// stopFrom is the input position of the first pod a change displaces or adds when
+	// Options.StopOnUninitialized holds (-1 otherwise); stopped is set once such a pod lands
+	// on a node not initialized yet, and ends the placement.
+	stopFrom int
+	stopped  *UninitializedError
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -109,6 +114,9 @@ func solve(in Input, prep *prepared, st start) (Plan, error) {
 	}
 	s.openStaticNodes()
 	failed := s.run(pods)
+	if s.stopped != nil {
+		return Plan{}, s.stopped
+	}
 	for len(failed) > 0 && s.settleLimits() {
 		// Pods refused for limits may fit now that planned nodes hold only their chosen type.
 		failed = s.run(failed)
@@ -233,7 +241,10 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 	}
 	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims,
 		allowedCache: map[string][]*nodetemplate.Option{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]nodetemplate.PriceOrder{},
-		poolRooms: map[*poolState]resources.Vector{}}
+		poolRooms: map[*poolState]resources.Vector{}, stopFrom: -1}
+	if opts.StopOnUninitialized {
+		s.stopFrom = st.fresh
+	}
 	var err error
 	var inputOrder []*existingNode
 	b := st.base
@@ -392,6 +403,9 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 				continue
 			}
 			progress = true
+			if s.stopped != nil {
+				return nil
+			}
 		}
 		if len(next) == 0 {
 			return nil
@@ -564,6 +578,9 @@ func (s *solver) commitExisting(n *existingNode, p *podInfo) {
 	n.placed = append(n.placed, p)
 	s.topology.Record(&p.topo, topology.Joining{Name: n.name, Existing: true, Labels: n.labels}, n.reqs, -1)
 	s.pins.Record(p.volumes.Claims, n.name)
+	if s.stopFrom >= 0 && p.index >= s.stopFrom && !n.initialized && s.stopped == nil {
+		s.stopped = &UninitializedError{Pod: p.key, Node: n.name}
+	}
 }
 
 // nextNodeName returns the next free <nodepool>-<n> name without taking it.
