@@ -18,18 +18,21 @@ func Each(n int, f func(i int)) {
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
 			}
-		})
+			f(i)
+		}
 	}
+	// The caller is one of the workers: one goroutine fewer to start and wake.
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 }
 
