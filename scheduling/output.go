@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -203,8 +204,9 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 	}
 	names := s.optionNames(n, optionsCache)
 	if len(names) > 0 && names[0] != it.Name {
-		// Another type costs the same as the chosen one: the chosen one is listed first.
-		names = chosenFirst(names, it.Name)
+		// Another type costs the same as the chosen one: the chosen one is listed first, in
+		// a list of the node's own.
+		names = chosenFirst(slices.Clone(names), it.Name)
 	}
 	nc := NodeClaim{
 		Name:                n.name,
@@ -258,13 +260,15 @@ func chosenFirst(names []string, chosen string) []string {
 
 // optionNames lists a node's options by the price of their cheapest offering under its
 // requirements, cheapest first, bounded by MaxInstanceTypeOptions. Nodes opened alike share
-// option lists and requirements, so the sorted list is memoised.
+// option lists and requirements, so the sorted list is memoised. The NodePool's memo outlives
+// the plan, so the plan gets a copy, which the plan's nodes opened alike share (a thousand
+// nodes of one shape would otherwise hold a thousand copies of a list of hundreds of names).
 func (s *solver) optionNames(n *newNode, cache map[string][]string) []string {
 	key := priceOrderKey(n) // by content: an address could be reused by another array
 	names, ok := cache[key]
 	if !ok {
-		names = n.pool.OptionNames(key, n.options, n.reqs, s.opts.MaxInstanceTypeOptions)
+		names = slices.Clone(n.pool.OptionNames(key, n.options, n.reqs, s.opts.MaxInstanceTypeOptions))
 		cache[key] = names
 	}
-	return append([]string(nil), names...)
+	return slices.Clip(names)
 }

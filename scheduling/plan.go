@@ -54,6 +54,7 @@ type NodeClaim struct {
 	CapacityType string  `json:"capacityType"`
 	Price        float64 `json:"price"`
 	// InstanceTypeOptions are every type that would fit the node's pods, cheapest first.
+	// NodeClaims of one plan opened alike share the list: read it, or copy it to change it.
 	InstanceTypeOptions []string            `json:"instanceTypeOptions"`
 	Labels              map[string]string   `json:"labels"`
 	Taints              []corev1.Taint      `json:"taints"`
