@@ -36,6 +36,8 @@ type decider struct {
 	state   simulationState
 	// commandsOnly is Input.CommandsOnly.
 	commandsOnly bool
+	// driftMemo, when set, keeps nodes' static drift between decisions (see Memo.drift).
+	driftMemo *Memo
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
@@ -164,6 +166,10 @@ func newDecider(in Input) (*decider, error) {
 	if d.pdbs, err = newPDBIndex(in.PodDisruptionBudgets, bound, pending); err != nil {
 		return nil, err
 	}
+	if in.Memo != nil && in.Pools != nil && in.Pools.facts == d.poolFacts {
+		d.driftMemo = in.Memo
+		in.Memo.beginDrift(d.poolFacts)
+	}
 	for _, n := range in.Nodes {
 		ns, err := d.classify(n)
 		if err != nil {
@@ -171,6 +177,9 @@ func newDecider(in Input) (*decider, error) {
 		}
 		d.nodes = append(d.nodes, ns)
 		d.byName[ns.name] = ns
+	}
+	if d.driftMemo != nil {
+		d.driftMemo.endDrift()
 	}
 	sort.Slice(d.nodes, func(i, j int) bool { return d.nodes[i].name < d.nodes[j].name })
 	var prev *scheduling.Cluster

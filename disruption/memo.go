@@ -47,6 +47,17 @@ type Memo struct {
 	// preparing the next cluster skips converting it.
 	shown   map[string]shownNode
 	cluster *scheduling.Cluster
+	// drift holds, per node object, what staticDrift found and the NodeClaim facts it read,
+	// for driftFacts (the NodePools as prepared): a node whose object and facts are the same
+	// has drifted as before, or not. Each decision keeps its own nodes' (driftNext) only.
+	drift, driftNext map[*corev1.Node]driftSeen
+	driftFacts       *poolFacts
+}
+
+// driftSeen is staticDrift's verdict on a node and the facts it was found with.
+type driftSeen struct {
+	instanceType, zone, capacityType, pool string
+	reason                                 string
 }
 
 type shownNode struct {
@@ -184,4 +195,28 @@ func (d *decider) rebind(c consolidation) consolidation {
 		cands[i] = d.byName[n.name]
 	}
 	return consolidation{o: c.o.own(cands), why: c.why}
+}
+
+// beginDrift readies the drift verdicts for a decision on facts; endDrift keeps the ones it
+// looked up or found.
+func (m *Memo) beginDrift(facts *poolFacts) {
+	if m.driftFacts != facts {
+		m.drift, m.driftFacts = nil, facts
+	}
+	m.driftNext = make(map[*corev1.Node]driftSeen, len(m.drift))
+}
+
+func (m *Memo) endDrift() { m.drift, m.driftNext = m.driftNext, nil }
+
+// staticDrift is d.staticDrift(n), looked up in the memo when the node is unchanged.
+func (m *Memo) staticDrift(d *decider, n *nodeState) string {
+	seen := driftSeen{instanceType: n.instanceType, zone: n.zone, capacityType: n.capacityType, pool: n.poolName}
+	if was, ok := m.drift[n.in.Node]; ok && was.instanceType == seen.instanceType && was.zone == seen.zone &&
+		was.capacityType == seen.capacityType && was.pool == seen.pool {
+		seen.reason = was.reason
+	} else {
+		seen.reason = d.staticDrift(n)
+	}
+	m.driftNext[n.in.Node] = seen
+	return seen.reason
 }

@@ -40,10 +40,22 @@ func TestMemo(t *testing.T) {
 			}
 		}
 	}}
+	// Drift read from a node's facts changes with them, on the same Node object, and back.
+	retyped := func(instanceType string) step {
+		return step{"the first node launched as " + instanceType, func(in *disruption.Input) {
+			in.Nodes = append([]*disruption.Node(nil), in.Nodes...)
+			cp := *in.Nodes[0]
+			cp.InstanceType = instanceType
+			in.Nodes[0] = &cp
+		}}
+	}
 	scenarios := map[string]struct {
 		in    disruption.Input
 		steps []step
 	}{
+		// A node's type leaves its NodePool's list and comes back: the drift the Memo kept
+		// for the node object must follow its facts.
+		"drift follows the facts": {syntheticCluster(12, 4), []step{unchanged, retyped("no-such-type"), unchanged, retyped("m6-4x"), unchanged}},
 		// Consolidation acts: the command found on the first decision is reused on the second.
 		"consolidation": {fullBudget(syntheticCluster(40, 5)), []step{unchanged, unchanged, later, podLeaves, unchanged}},
 		// Only some nodes consolidate under the default budget, spot nodes among them.

@@ -451,7 +451,11 @@ func underutilizedBlock(n *nodeState) string {
 // the input shows), or the NodePool's expireAfter is no longer the one its NodeClaim was
 // launched with.
 func (d *decider) driftReason(n *nodeState) string {
-	if why := d.staticDrift(n); why != "" {
+	static := d.staticDrift
+	if d.driftMemo != nil {
+		static = func(n *nodeState) string { return d.driftMemo.staticDrift(d, n) }
+	}
+	if why := static(n); why != "" {
 		return why
 	}
 	if n.in.NodeClassDrift != "" {
