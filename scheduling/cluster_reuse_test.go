@@ -17,22 +17,21 @@ import (
 // got a new value with another pod, one left, one joined, and a pod asks for a resource the
 // earlier cluster never saw.
 func TestPrepareReusing(t *testing.T) {
-	web := func(name, cpu string) *corev1.Pod { return tb.Pod(name).Label("app", "web").CPU(cpu).Obj() }
 	node := func(name string, pods ...*corev1.Pod) *scheduling.ExistingNode {
 		return tb.Node(name, "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Pods(pods...).Obj()
 	}
-	n1, n2, n3 := node("n1", web("web-0", "1")), node("n2", web("web-1", "1")), node("n3", web("web-2", "2"))
+	n1, n2, n3 := node("n1", webPod("web-0", "1")), node("n2", webPod("web-1", "1")), node("n3", webPod("web-2", "2"))
 	earlier := scheduling.Input{
-		Pods:          []*corev1.Pod{web("web-3", "1")},
+		Pods:          []*corev1.Pod{webPod("web-3", "1")},
 		NodePools:     pools(tb.NodePool("default", c4(), c8()).Obj()),
 		DaemonSets:    daemons(tb.Pod("logging").CPU("100m").Obj()),
 		ExistingNodes: nodes(n1, n2, n3),
 	}
 	n2b := *n2
-	n2b.Pods = append(append([]*corev1.Pod(nil), n2.Pods...), web("web-4", "2"))
+	n2b.Pods = append(append([]*corev1.Pod(nil), n2.Pods...), webPod("web-4", "2"))
 	later := earlier
-	later.Pods = []*corev1.Pod{web("web-5", "3")}
-	later.ExistingNodes = nodes(n1, &n2b, node("n4", web("web-6", "500m")))
+	later.Pods = []*corev1.Pod{webPod("web-5", "3")}
+	later.ExistingNodes = nodes(n1, &n2b, node("n4", webPod("web-6", "500m")))
 	gpu := later
 	gpu.Pods = append(gpu.Pods, tb.Pod("gpu").GPU("1").Obj())
 	changes := map[string]scheduling.Change{

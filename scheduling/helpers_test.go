@@ -73,6 +73,9 @@ func pools(nps ...*scheduling.NodePool) []*scheduling.NodePool {
 
 func nodes(ens ...*scheduling.ExistingNode) []*scheduling.ExistingNode { return ens }
 
+// webPod is a replica of app web asking for cpu.
+func webPod(name, cpu string) *corev1.Pod { return tb.Pod(name).Label("app", "web").CPU(cpu).Obj() }
+
 func daemons(pods ...*corev1.Pod) []*appsv1.DaemonSet {
 	out := make([]*appsv1.DaemonSet, len(pods))
 	for i, p := range pods {

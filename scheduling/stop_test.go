@@ -16,7 +16,6 @@ import (
 // pending pod that lands there does not stop it, and without the option the same change
 // plans the pod onto that node.
 func TestStopOnUninitialized(t *testing.T) {
-	web := func(name, cpu string) *corev1.Pod { return tb.Pod(name).Label("app", "web").CPU(cpu).Obj() }
 	// cluster's ready node runs a pod of readyUsed cpu; solves try ready nodes before
 	// starting ones.
 	cluster := func(readyUsed string, pending ...*corev1.Pod) scheduling.Input {
@@ -25,8 +24,8 @@ func TestStopOnUninitialized(t *testing.T) {
 			NodePools: pools(tb.NodePool("default", c4()).Obj()),
 			ExistingNodes: nodes(
 				tb.Node("a-starting", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Uninitialized().Obj(),
-				tb.Node("b-ready", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Pods(web("web-0", readyUsed)).Obj(),
-				tb.Node("c-leaving", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Pods(web("web-1", "1")).Obj(),
+				tb.Node("b-ready", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Pods(webPod("web-0", readyUsed)).Obj(),
+				tb.Node("c-leaving", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Pods(webPod("web-1", "1")).Obj(),
 			),
 		}
 	}
@@ -46,12 +45,12 @@ func TestStopOnUninitialized(t *testing.T) {
 	}, {
 		name:      "an added pod lands on the starting node",
 		readyUsed: "3500m",
-		change:    scheduling.Change{AddPods: []*corev1.Pod{web("web-2", "1")}, Cordon: []string{"c-leaving"}},
+		change:    scheduling.Change{AddPods: []*corev1.Pod{webPod("web-2", "1")}, Cordon: []string{"c-leaving"}},
 		stopped:   "default/web-2 a-starting",
 	}, {
 		name:      "a pending pod may land on it; a displaced one that fits on a ready node does not stop",
 		readyUsed: "1",
-		pending:   []*corev1.Pod{web("web-9", "3500m")},
+		pending:   []*corev1.Pod{webPod("web-9", "3500m")},
 		change:    scheduling.Change{RemoveNodes: []string{"c-leaving"}},
 		onto:      []string{"default/web-9 a-starting", "default/web-1 b-ready"},
 	}, {
