@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/internal/replaytrace"
 	"github.com/nodeplan/nodeplan/replay"
@@ -22,15 +24,16 @@ func benchCluster(tb testing.TB) disruption.Input {
 }
 
 // BenchmarkReplayDay replays a generated day: 50 deployments on a diurnal curve and 200
-// jobs, about 3,500 events and 5,000 pods at the peak (Day) or ten times the pods (Day10x).
+// jobs, about 3,500 events and 5,000 pods at the peak (Day), the same on 16-cpu nodes only
+// (Day16cpu, the "about 150 nodes" shape), or ten times the pods (Day10x).
 // Besides time and memory it reports events and simulated hours per second, the replay's
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
 //
 // The day still takes three and a half minutes on 2 cores (disruption.Decide on a cluster of
-// several hundred nodes, 4,789 times) and Day10x hours, near or past go test's default
-// timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1 for Day, NODEPLAN_REPLAY_DAY=10x
-// for both, with -timeout to match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout
+// several hundred nodes, 4,789 times), Day16cpu one, and Day10x hours, near or past go test's
+// default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1 for Day and Day16cpu,
+// NODEPLAN_REPLAY_DAY=10x for all three, with -timeout to match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout
 // 3h ./replay).
 // BenchmarkReplayMorning is the slice that always runs.
 func BenchmarkReplayDay(b *testing.B) {
@@ -38,14 +41,24 @@ func BenchmarkReplayDay(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		scale int
+		// cpus, when set, narrows the NodePool to types of that many cpus.
+		cpus  string
 		runIf []string
-	}{{"Day", 1, []string{"1", "10x"}}, {"Day10x", 10, []string{"10x"}}} {
+	}{
+		{"Day", 1, "", []string{"1", "10x"}},
+		// The shape, "about 150 nodes" at the peak: 16-cpu nodes (268 at the peak).
+		{"Day16cpu", 1, "16", []string{"1", "10x"}},
+		{"Day10x", 10, "", []string{"10x"}},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			if !slices.Contains(bc.runIf, asked) {
 				b.Skipf("set NODEPLAN_REPLAY_DAY=%s to replay it (minutes; Day10x hours)", bc.runIf[0])
 			}
 			tr := replaytrace.NewDay(t0, bc.scale)
 			start := benchCluster(b)
+			if bc.cpus != "" {
+				start = withInstanceCPU(start, bc.cpus)
+			}
 			var res replay.Result
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -75,4 +88,17 @@ func BenchmarkReplayDay(b *testing.B) {
 			b.ReportMetric(res.Summary.PeakHourlyCost/plan.Summary.HourlyCost, "peak/plan")
 		})
 	}
+}
+
+// withInstanceCPU narrows the start's NodePools to instance types of cpus cpus.
+func withInstanceCPU(start disruption.Input, cpus string) disruption.Input {
+	pools := make([]*scheduling.NodePool, len(start.NodePools))
+	for i, np := range start.NodePools {
+		cp := *np
+		cp.Requirements = append(slices.Clip(np.Requirements), scheduling.NodeSelectorRequirementWithMinValues{
+			NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: "karpenter.k8s.aws/instance-cpu", Operator: corev1.NodeSelectorOpIn, Values: []string{cpus}}})
+		pools[i] = &cp
+	}
+	start.NodePools = pools
+	return start
 }
