@@ -114,12 +114,12 @@ func solve(in Input, prep *prepared, st start) (Plan, error) {
 	}
 	s.openStaticNodes()
 	failed := s.run(pods)
-	if s.stopped != nil {
-		return Plan{}, s.stopped
-	}
-	for len(failed) > 0 && s.settleLimits() {
+	for len(failed) > 0 && s.stopped == nil && s.settleLimits() {
 		// Pods refused for limits may fit now that planned nodes hold only their chosen type.
 		failed = s.run(failed)
+	}
+	if s.stopped != nil {
+		return Plan{}, s.stopped
 	}
 	for _, p := range failed {
 		unschedulable = append(unschedulable, s.explainFailure(p))
