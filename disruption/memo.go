@@ -54,11 +54,14 @@ type Memo struct {
 	driftFacts       *poolFacts
 }
 
-// driftSeen is staticDrift's verdict on a node and the facts it was found with.
+// driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with.
 type driftSeen struct {
-	instanceType, zone, capacityType, pool string
-	reason                                 string
+	claim  claimFacts
+	reason string
 }
+
+// claimFacts are what staticDrift reads of a node besides its object and its NodePool.
+type claimFacts struct{ instanceType, zone, capacityType, pool string }
 
 type shownNode struct {
 	facts *nodeFacts
@@ -208,11 +211,14 @@ func (m *Memo) beginDrift(facts *poolFacts) {
 
 func (m *Memo) endDrift() { m.drift, m.driftNext = m.driftNext, nil }
 
-// staticDrift is d.staticDrift(n), looked up in the memo when the node is unchanged.
+// staticDrift is d.staticDrift(n), looked up in the memo when the node is unchanged; a nil
+// Memo (a decision without one) works it out.
 func (m *Memo) staticDrift(d *decider, n *nodeState) string {
-	seen := driftSeen{instanceType: n.instanceType, zone: n.zone, capacityType: n.capacityType, pool: n.poolName}
-	if was, ok := m.drift[n.in.Node]; ok && was.instanceType == seen.instanceType && was.zone == seen.zone &&
-		was.capacityType == seen.capacityType && was.pool == seen.pool {
+	if m == nil {
+		return d.staticDrift(n)
+	}
+	seen := driftSeen{claim: claimFacts{n.instanceType, n.zone, n.capacityType, n.poolName}}
+	if was, ok := m.drift[n.in.Node]; ok && was.claim == seen.claim {
 		seen.reason = was.reason
 	} else {
 		seen.reason = d.staticDrift(n)

@@ -451,11 +451,7 @@ func underutilizedBlock(n *nodeState) string {
 // the input shows), or the NodePool's expireAfter is no longer the one its NodeClaim was
 // launched with.
 func (d *decider) driftReason(n *nodeState) string {
-	static := d.staticDrift
-	if d.driftMemo != nil {
-		static = func(n *nodeState) string { return d.driftMemo.staticDrift(d, n) }
-	}
-	if why := static(n); why != "" {
+	if why := d.driftMemo.staticDrift(d, n); why != "" {
 		return why
 	}
 	if n.in.NodeClassDrift != "" {
