@@ -1,6 +1,10 @@
 package freeindex
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -74,5 +78,79 @@ func TestCloneAndRemove(t *testing.T) {
 	}
 	if got := visit(cp, resources.Vector{block + 1, 0}); len(got) != 1 || got[0] != block+2 {
 		t.Fatalf("the removed node's room still counts in its block's maximum: visited %v", got)
+	}
+}
+
+// TestClonesShareUntilWritten checks clones against a plain list of rooms: each clone sees
+// its original's rooms as they were when cloned, adds, updates and removes of its own (with
+// and without Grow, in blocks shared and not) change only it, and the original, never
+// written after it is cloned, is unchanged by all its clones.
+func TestClonesShareUntilWritten(t *testing.T) {
+	type model struct {
+		ix    *Index
+		rooms []int64
+	}
+	check := func(t *testing.T, m model) {
+		t.Helper()
+		for _, want := range []int64{-1, 0, 30, 60, 99} {
+			var scanned, visited []int
+			for i, r := range m.rooms {
+				if want <= r {
+					scanned = append(scanned, i)
+				}
+			}
+			m.ix.Each(resources.Vector{want}, func(i int) bool { visited = append(visited, i); return false })
+			if fmt.Sprint(scanned) != fmt.Sprint(visited) {
+				t.Fatalf("want %d: visited %v, scan finds %v", want, visited, scanned)
+			}
+		}
+		for i, r := range m.rooms {
+			if got := m.ix.Free(i)[0]; got != r {
+				t.Fatalf("Free(%d) = %d, want %d", i, got, r)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	root := model{ix: New(1)}
+	for range 2*block + 7 {
+		r := rng.Int64N(100)
+		root.ix.Add(resources.Vector{r})
+		root.rooms = append(root.rooms, r)
+	}
+	frozen := slices.Clone(root.rooms)
+	for c := range 20 {
+		m := model{ix: root.ix.Clone(), rooms: slices.Clone(root.rooms)}
+		if c%2 == 0 {
+			m.ix.Grow(1 + rng.IntN(2*block))
+		}
+		for step := range 60 {
+			switch i := rng.IntN(len(m.rooms)); rng.IntN(3) {
+			case 0:
+				r := rng.Int64N(100)
+				m.ix.Update(i, resources.Vector{r})
+				m.rooms[i] = r
+			case 1:
+				m.ix.Remove(i)
+				m.rooms[i] = math.MinInt64
+			default:
+				r := rng.Int64N(100)
+				if got := m.ix.Add(resources.Vector{r}); got != len(m.rooms) {
+					t.Fatalf("clone %d step %d: Add returned %d, want %d", c, step, got, len(m.rooms))
+				}
+				m.rooms = append(m.rooms, r)
+			}
+			check(t, m)
+		}
+		if c%3 == 0 { // a clone of a written clone
+			cc := model{ix: m.ix.Clone(), rooms: slices.Clone(m.rooms)}
+			cc.ix.Update(0, resources.Vector{99})
+			cc.rooms[0] = 99
+			check(t, cc)
+			check(t, m)
+		}
+		check(t, root)
+		if !slices.Equal(root.rooms, frozen) {
+			t.Fatal("the model of the original changed")
+		}
 	}
 }
