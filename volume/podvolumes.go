@@ -55,7 +55,7 @@ type Claim struct {
 //
 // The error, when not nil, is an *Error: the pod cannot be scheduled now because of its volumes.
 func (ix *Index) ForPod(pod *corev1.Pod) (PodVolumes, error) {
-	if pod == nil {
+	if pod == nil || len(pod.Spec.Volumes) == 0 {
 		return PodVolumes{}, nil
 	}
 	ns := namespaceOf(pod)
