@@ -42,8 +42,17 @@ func (s *solver) improve() {
 	// Repacking reads the solver and touches nothing of it, so every group and strategy is
 	// packed at once, on every core; the results are then taken in key order, as limits
 	// require, so the plan does not depend on the number of cores.
+	// A what-if's few new nodes repack quicker on the caller than on a core woken for them.
+	pods := 0
+	for _, n := range s.nodes {
+		pods += len(n.pods)
+	}
+	perWorker := 1
+	if pods < cheapPerWorker {
+		perWorker = len(keys) * len(binStrategies)
+	}
 	packed := make([][]*newNode, len(keys)*len(binStrategies))
-	parallel.Each(len(packed), func(i int) {
+	parallel.EachMin(len(packed), perWorker, func(i int) {
 		packed[i] = s.repack(groups[keys[i/len(binStrategies)]], keys[i/len(binStrategies)], i%len(binStrategies))
 	})
 	// Each replaced node's place (and name) goes to a bin, in plan order; the group's last

@@ -77,31 +77,39 @@ func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy Prefe
 	key := func(pod *corev1.Pod) podMemoKey {
 		return podMemoKey{pod: pod, ignorePreferences: policy == PreferencesIgnore}
 	}
-	convs, fresh := make([]*podConversion, len(pods)), make([]bool, len(pods))
+	convs := make([]*podConversion, len(pods))
+	var missing []int
 	m.mu.Lock()
 	for i, pod := range pods {
-		convs[i] = m.conv[key(pod)]
+		if convs[i] = m.conv[key(pod)]; convs[i] == nil && pod != nil {
+			missing = append(missing, i)
+		}
 	}
 	m.mu.Unlock()
-	parallel.Each(len(pods), func(i int) {
-		if convs[i] == nil && pods[i] != nil {
-			// Without a volume index newPodInfo converts what depends on the pod alone.
-			p, constraint, err := newPodInfo(pods[i], 0, dims, nil, policy)
-			if err == nil {
-				p.setPlainKeys()
-			}
-			convs[i], fresh[i] = &podConversion{info: p, constraint: constraint, err: err}, true
+	if len(missing) == 0 {
+		return convs
+	}
+	parallel.Each(len(missing), func(k int) {
+		i := missing[k]
+		// Without a volume index newPodInfo converts what depends on the pod alone.
+		p, constraint, err := newPodInfo(pods[i], 0, dims, nil, policy)
+		if err == nil {
+			p.setPlainKeys()
 		}
+		convs[i] = &podConversion{info: p, constraint: constraint, err: err}
 	})
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for i, pod := range pods {
-		if fresh[i] {
-			m.conv[key(pod)] = convs[i]
-		}
+	for _, i := range missing {
+		m.conv[key(pods[i])] = convs[i]
 	}
 	return convs
 }
+
+// cheapPerWorker is how many calls of a few hundred nanoseconds (copying a pod's conversion,
+// reading its memoised keys) a goroutine is worth: what-ifs of a few dozen pods run on the
+// caller alone.
+const cheapPerWorker = 256
 
 // podMemoKey names a pod's conversion: the pod value and whether its preferences are ignored
 // (the preference policy is Respect or Ignore by the time pods are converted).
@@ -120,7 +128,7 @@ func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy
 	}
 	convs := prep.pods.convert(pods, prep.dims, policy)
 	out, infos := make([]podConversion, len(pods)), make([]podInfo, len(pods))
-	parallel.Each(len(pods), func(i int) {
+	parallel.EachMin(len(pods), cheapPerWorker, func(i int) {
 		p := &infos[i]
 		*p = *convs[i].info
 		p.index = i

@@ -22,7 +22,7 @@ import (
 // sortPods orders the queue: largest first (cpu, then memory), then by content (orderKey,
 // worked out on every core), then by namespace/name.
 func sortPods(pods []*podInfo) {
-	parallel.Each(len(pods), func(i int) {
+	parallel.EachMin(len(pods), cheapPerWorker, func(i int) {
 		switch p := pods[i]; {
 		case p.orderKey != "":
 		case p.memoClass != "" && p.memoClass == p.plainClass && p.plainOrderKey != "":

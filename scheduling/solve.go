@@ -329,7 +329,7 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 	s.softTaints = hasSoftTaints(s)
 	pods, bad := s.setupTopology(in, pods, b != nil, inputOrder)
 	unschedulable = append(unschedulable, bad...)
-	parallel.Each(len(pods), func(i int) { pods[i].setMemoClass() })
+	parallel.EachMin(len(pods), cheapPerWorker, func(i int) { pods[i].setMemoClass() })
 	sortPods(pods)
 	s.startLowerBound(pods)
 	if opts.Strategy == StrategyKarpenter {

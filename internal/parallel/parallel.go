@@ -9,8 +9,13 @@ import (
 // Each calls f(0), …, f(n-1) on up to GOMAXPROCS goroutines and returns when all have
 // returned. Each call must write only its own results, so that the outcome depends neither on
 // the number of cores nor on the order the calls run in.
-func Each(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+func Each(n int, f func(i int)) { EachMin(n, 1, f) }
+
+// EachMin is Each for calls too cheap to be worth a goroutine for a few of them: it starts a
+// worker per perWorker calls at most, so that fewer than 2·perWorker calls run on the caller
+// alone (a what-if of a few dozen pods does not wake another core to copy them).
+func EachMin(n, perWorker int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/max(1, perWorker))
 	if workers <= 1 {
 		for i := range n {
 			f(i)

@@ -3,6 +3,8 @@ package parallel_test
 import (
 	"fmt"
 	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,6 +21,13 @@ func TestEachCallsEveryIndexOnce(t *testing.T) {
 				parallel.Each(n, func(i int) { calls[i]++ })
 				for i, c := range calls {
 					require.Equal(t, 1, c, "n %d: index %d", n, i)
+				}
+				for _, perWorker := range []int{0, 1, 3, 64} {
+					calls := make([]atomic.Int32, n)
+					parallel.EachMin(n, perWorker, func(i int) { calls[i].Add(1) })
+					for i := range calls {
+						require.Equal(t, int32(1), calls[i].Load(), "EachMin n %d per worker %d: index %d", n, perWorker, i)
+					}
 				}
 			}
 		})
@@ -67,4 +76,23 @@ func ExampleEach() {
 	parallel.Each(len(squares), func(i int) { squares[i] = i * i })
 	fmt.Println(squares)
 	// Output: [0 1 4 9 16]
+}
+
+func TestEachMinRunsFewCallsOnTheCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var goroutines atomic.Int32
+	caller := goroutineID()
+	parallel.EachMin(127, 64, func(int) {
+		if goroutineID() != caller {
+			goroutines.Add(1)
+		}
+	})
+	require.Zero(t, goroutines.Load(), "127 calls at 64 a worker: one worker, the caller")
+}
+
+// goroutineID is the number runtime.Stack prints for the calling goroutine.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return strings.Fields(string(buf))[1]
 }
