@@ -99,7 +99,8 @@ func (s *solver) nodeClaims(reservationsLeft map[string]int) ([]NodeClaim, []boo
 		render(0, len(s.nodes), s.optionsCache)
 		return claims, ok
 	}
-	parallel.Ranges(len(s.nodes), 256, func(from, to int) { render(from, to, map[string][]string{}) })
+	// A what-if's few new nodes are rendered on the caller.
+	parallel.RangesMin(len(s.nodes), 16, 256, func(from, to int) { render(from, to, map[string][]string{}) })
 	return claims, ok
 }
 

@@ -45,9 +45,17 @@ func EachMin(n, perWorker int, f func(i int)) {
 // core when n allows, and calls f(from, to) for each as Each does: f must write only the
 // results of its range, so that the outcome depends neither on the number of cores nor on
 // where the ranges start.
-func Ranges(n, most int, f func(from, to int)) {
+func Ranges(n, most int, f func(from, to int)) { RangesMin(n, 1, most, f) }
+
+// RangesMin is Ranges with ranges of at least least items (the last one aside): fewer than
+// 2·least items are one range, on the caller.
+func RangesMin(n, least, most int, f func(from, to int)) {
+	if n > 0 && n < 2*least && n <= most {
+		f(0, n)
+		return
+	}
 	procs := runtime.GOMAXPROCS(0)
-	size := max(1, min(most, (n+procs-1)/procs))
+	size := max(1, least, min(most, (n+procs-1)/procs))
 	Each((n+size-1)/size, func(r int) { f(r*size, min((r+1)*size, n)) })
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -76,6 +77,37 @@ func ExampleEach() {
 	parallel.Each(len(squares), func(i int) { squares[i] = i * i })
 	fmt.Println(squares)
 	// Output: [0 1 4 9 16]
+}
+
+func TestRangesMinKeepsRangesAtLeastThatLong(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, n := range []int{0, 1, 15, 16, 17, 100, 1000} {
+		var mu sync.Mutex
+		covered := make([]int, n)
+		var sizes []int
+		parallel.RangesMin(n, 16, 256, func(from, to int) {
+			mu.Lock()
+			defer mu.Unlock()
+			sizes = append(sizes, to-from)
+			for i := from; i < to; i++ {
+				covered[i]++
+			}
+		})
+		for i, c := range covered {
+			require.Equal(t, 1, c, "n %d: index %d", n, i)
+		}
+		short := 0
+		for _, size := range sizes {
+			require.LessOrEqual(t, size, 256)
+			if size < 16 {
+				short++
+			}
+		}
+		require.LessOrEqual(t, short, 1, "n %d: ranges %v, at most the last one shorter than 16", n, sizes)
+		if n > 0 && n < 32 {
+			require.Len(t, sizes, 1, "n %d: one range", n)
+		}
+	}
 }
 
 func TestEachMinRunsFewCallsOnTheCaller(t *testing.T) {
