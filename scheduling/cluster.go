@@ -461,7 +461,10 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 			in.ExistingNodes = append(in.ExistingNodes, en)
 			continue
 		}
-		name := en.Node.Name
+		var name string
+		if marks == nil {
+			name = en.Node.Name // with marks, the base has looked every name up once already
+		}
 		if is(i, name, markRemoved, removed) {
 			if delta != nil {
 				delta.removed = append(delta.removed, i)

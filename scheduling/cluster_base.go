@@ -31,6 +31,10 @@ type base struct {
 	free  *freeindex.Index
 	// inputNodes are the Cluster's ExistingNodes.
 	inputNodes []*ExistingNode
+	// listing are the positions, in input order, of the nodes running pods with volumes or
+	// required pod anti-affinity, which a solve lists before placing anything: a change only
+	// takes pods away, so no other node lists any.
+	listing []int
 	// hosts maps each running pod (namespace/name) to the positions of the nodes listing it,
 	// for changes that evict or remove pods; worked out when first asked for (clones ask
 	// concurrently, hence the Once).
@@ -149,6 +153,9 @@ func newBase(in Input, prep *prepared) *base {
 		b.index[en.Node.Name] = i
 		b.used[en.Node.Name] = true
 		order[i] = tmpl
+		if len(tmpl.volumePods)+len(tmpl.antiAffinityPods) > 0 {
+			b.listing = append(b.listing, i)
+		}
 	}
 	for _, name := range in.ReservedNodeNames {
 		b.used[name] = true
@@ -191,7 +198,8 @@ func newBase(in Input, prep *prepared) *base {
 // nodes the change left alone, fresh conversions for those it replaced, copies for nodes
 // still starting (their NodePools and DaemonSets write to them), and none for those it
 // removed. Every node keeps its base position in the free index, where the removed ones
-// never fit. It returns the nodes in the input's order.
+// never fit. It returns, in the input's order, the nodes that may run pods with volumes or
+// required pod anti-affinity (see base.listing).
 func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]*existingNode, error) {
 	byIndex := slices.Clone(b.nodes)
 	s.existingFree = b.free.Clone()
@@ -237,13 +245,13 @@ func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]
 			s.existing = append(s.existing, n)
 		}
 	}
-	inputOrder := make([]*existingNode, 0, len(s.existing))
-	for _, r := range b.rank {
-		if n := byIndex[r]; n != nil {
-			inputOrder = append(inputOrder, n)
+	var listed []*existingNode
+	for _, i := range b.listing {
+		if n := byIndex[b.rank[i]]; n != nil {
+			listed = append(listed, n)
 		}
 	}
-	return inputOrder, nil
+	return listed, nil
 }
 
 // indexOwnExisting records in the free index the room of the nodes the solve owns from the

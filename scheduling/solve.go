@@ -300,9 +300,9 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 		}
 	}
 
-	var pods []*podInfo
+	pods := make([]*podInfo, 0, len(in.Pods))
 	var unschedulable []Unschedulable
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(in.Pods))
 	traced := map[string]bool{}
 	for _, k := range opts.Trace {
 		traced[k] = true
