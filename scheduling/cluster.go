@@ -407,10 +407,14 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 		}
 		known = func(name string) bool { return names[name] }
 	}
-	var running func(key string) bool
-	if len(change.Evict) > 0 || len(change.RemovePods) > 0 {
-		running = c.runningPods()
+	gone, evicted := toSet(change.RemovePods), toSet(change.Evict)
+	leaving := evicted
+	if len(gone) > 0 {
+		leaving = make(map[string]bool, len(evicted)+len(gone))
+		maps.Copy(leaving, evicted)
+		maps.Copy(leaving, gone)
 	}
+	running, hosts := c.runningPods(leaving)
 	for _, list := range [][]string{change.RemoveNodes, change.Cordon, change.Initialize} {
 		for _, name := range list {
 			if !known(name) {
@@ -423,7 +427,6 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 			return Input{}, 0, fmt.Errorf("change: pod %s does not run on any node of the cluster", k)
 		}
 	}
-	gone := toSet(change.RemovePods)
 	pending := c.in.Pods
 	if len(gone) > 0 {
 		pending = make([]*corev1.Pod, 0, len(c.in.Pods))
@@ -436,16 +439,10 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 			return Input{}, 0, err
 		}
 	}
-	removed, cordoned, evicted, ready := toSet(change.RemoveNodes), toSet(change.Cordon), toSet(change.Evict), toSet(change.Initialize)
-	leaving := evicted
-	if len(gone) > 0 {
-		leaving = make(map[string]bool, len(evicted)+len(gone))
-		maps.Copy(leaving, evicted)
-		maps.Copy(leaving, gone)
-	}
+	removed, cordoned, ready := toSet(change.RemoveNodes), toSet(change.Cordon), toSet(change.Initialize)
 	var marks []nodeMark
 	if b := c.base(); b != nil {
-		marks = b.marks(change, leaving)
+		marks = b.marks(change, hosts)
 	}
 	// is reports whether the change marks node i (named name) so: by position with a base,
 	// else by name.
@@ -509,27 +506,31 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 	return in, fresh, nil
 }
 
-// runningPods returns whether a pod (namespace/name) runs on a node of the cluster.
-func (c *Cluster) runningPods() func(key string) bool {
+// runningPods returns whether a pod of keys (namespace/name) runs on a node of the cluster,
+// and, with a base, where (see base.hostsOf).
+func (c *Cluster) runningPods(keys map[string]bool) (running func(key string) bool, hosts map[string][]int) {
+	if len(keys) == 0 {
+		return func(string) bool { return false }, nil
+	}
 	if b := c.base(); b != nil {
-		hosts := b.podHosts()
+		hosts := b.hostsOf(keys)
 		return func(key string) bool {
 			_, ok := hosts[key]
 			return ok
-		}
+		}, hosts
 	}
-	keys := map[string]bool{}
+	all := map[string]bool{}
 	for _, en := range c.in.ExistingNodes {
 		if en == nil || en.Node == nil {
 			continue
 		}
 		for _, p := range en.Pods {
 			if p != nil {
-				keys[podKey(p)] = true
+				all[podKey(p)] = true
 			}
 		}
 	}
-	return func(key string) bool { return keys[key] }
+	return func(key string) bool { return all[key] }, nil
 }
 
 // allKnown checks that every pod a change removes is pending or runs on a node.

@@ -3,7 +3,9 @@ package scheduling
 import (
 	"slices"
 	"strconv"
-	"sync"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/internal/freeindex"
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -35,30 +37,49 @@ type base struct {
 	// required pod anti-affinity, which a solve lists before placing anything: a change only
 	// takes pods away, so no other node lists any.
 	listing []int
-	// hosts maps each running pod (namespace/name) to the positions of the nodes listing it,
-	// for changes that evict or remove pods; worked out when first asked for (clones ask
-	// concurrently, hence the Once).
-	hostsOnce sync.Once
-	hosts     map[string][]int
 }
 
-// podHosts returns hosts.
-func (b *base) podHosts() map[string][]int {
-	b.hostsOnce.Do(func() {
-		b.hosts = map[string][]int{}
-		for i, en := range b.inputNodes {
-			for _, p := range en.Pods {
-				if p == nil {
+// hostsOf maps each of keys (namespace/name) that runs on a node of the Cluster to the
+// positions of the nodes listing it. It reads every node's pods, matching names before
+// namespaces, and builds no key per pod: a replay's Cluster changes at every step, and a map
+// of all its pods, made for the few a step evicts or removes, cost more than the step.
+func (b *base) hostsOf(keys map[string]bool) map[string][]int {
+	hosts := make(map[string][]int, len(keys))
+	if len(keys) == 0 {
+		return hosts
+	}
+	byName := make(map[string][]string, len(keys)) // name → the keys of that name
+	for k := range keys {
+		if slash := strings.IndexByte(k, '/'); slash >= 0 {
+			byName[k[slash+1:]] = append(byName[k[slash+1:]], k)
+		}
+	}
+	for i, en := range b.inputNodes {
+		for _, p := range en.Pods {
+			if p == nil {
+				continue
+			}
+			for _, k := range byName[p.Name] {
+				if !sameNamespace(k, p) {
 					continue
 				}
-				k := podKey(p)
-				if at := b.hosts[k]; len(at) == 0 || at[len(at)-1] != i {
-					b.hosts[k] = append(at, i)
+				if at := hosts[k]; len(at) == 0 || at[len(at)-1] != i {
+					hosts[k] = append(at, i)
 				}
 			}
 		}
-	})
-	return b.hosts
+	}
+	return hosts
+}
+
+// sameNamespace reports whether key (namespace/name, the name being pod's) names pod's
+// namespace, as podKey writes it.
+func sameNamespace(key string, pod *corev1.Pod) bool {
+	ns := pod.Namespace
+	if ns == "" {
+		ns = corev1.NamespaceDefault
+	}
+	return len(key) == len(ns)+1+len(pod.Name) && key[:len(ns)] == ns
 }
 
 // nodeDelta is how a change's input differs from its Cluster's in the existing nodes, by
@@ -86,9 +107,9 @@ const (
 	markLoses
 )
 
-// marks returns the change's marks, leaving being the pods that leave their nodes; the change
-// names only nodes of the Cluster.
-func (b *base) marks(change Change, leaving map[string]bool) []nodeMark {
+// marks returns the change's marks, hosts being where the pods that leave their nodes run (see
+// hostsOf); the change names only nodes of the Cluster.
+func (b *base) marks(change Change, hosts map[string][]int) []nodeMark {
 	marks := make([]nodeMark, len(b.rank))
 	for _, set := range []struct {
 		names []string
@@ -98,12 +119,9 @@ func (b *base) marks(change Change, leaving map[string]bool) []nodeMark {
 			marks[b.index[name]] |= set.mark
 		}
 	}
-	if len(leaving) > 0 {
-		hosts := b.podHosts()
-		for k := range leaving {
-			for _, i := range hosts[k] {
-				marks[i] |= markLoses
-			}
+	for _, at := range hosts {
+		for _, i := range at {
+			marks[i] |= markLoses
 		}
 	}
 	return marks

@@ -78,6 +78,24 @@ func TestSimulateUnknownNames(t *testing.T) {
 	require.EqualError(t, err, `change: node "n9" is not in the cluster`)
 	_, err = c.Simulate(scheduling.Change{Evict: []string{"default/ghost"}}, scheduling.Options{})
 	require.EqualError(t, err, "change: pod default/ghost does not run on any node of the cluster")
+	// A pod is found by namespace and name together.
+	_, err = c.Simulate(scheduling.Change{Evict: []string{"other/web-0"}}, scheduling.Options{})
+	require.EqualError(t, err, "change: pod other/web-0 does not run on any node of the cluster")
+	_, err = c.Simulate(scheduling.Change{RemovePods: []string{"defaul/web-0"}}, scheduling.Options{})
+	require.Error(t, err)
+	require.NoError(t, c.Apply(scheduling.Change{Evict: []string{"default/web-0"}, RemovePods: []string{"default/web-1"}}, scheduling.Plan{}))
+	require.Equal(t, []string{"web-2", "web-0"}, podNames(c.Input().Pods), "web-0 pending, web-1 gone")
+	for _, en := range c.Input().ExistingNodes {
+		require.Empty(t, en.Pods, "node %s", en.Node.Name)
+	}
+}
+
+func podNames(pods []*corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Name)
+	}
+	return out
 }
 
 func TestSimulateAddedPodWithANewResource(t *testing.T) {
