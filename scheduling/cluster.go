@@ -13,6 +13,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/volume"
 )
 
 // Cluster is an Input validated and prepared once (NodePools with their instance types and
@@ -42,6 +43,9 @@ type prepared struct {
 	pods *podMemo
 	// launchable is nodetemplate.LaunchableDomains of the pools, which every plan reports (a copy of it).
 	launchable map[string][]string
+	// noVolumes is the volume index of a solve without claims, volumes, storage classes or
+	// bound pods using any: most solves, which share it (an index is only read once made).
+	noVolumes *volume.Index
 }
 
 // Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
@@ -134,7 +138,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		launchable = launchableDomains(pools)
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		pods: pods, launchable: launchable}
+		pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil)}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
 	}
@@ -220,7 +224,7 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 		return nil, nil, err
 	}
 	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods,
-		launchable: launchableDomains(narrowed)}
+		launchable: launchableDomains(narrowed), noVolumes: c.prep.noVolumes}
 	if c.narrowed == nil {
 		c.narrowed = map[string]*prepared{}
 	}

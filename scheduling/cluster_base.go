@@ -274,11 +274,21 @@ func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]
 
 // indexOwnExisting records in the free index the room of the nodes the solve owns from the
 // start (replaced or still starting), once the NodePools and DaemonSets took theirs.
-func (s *solver) indexOwnExisting() {
-	for i, n := range s.byIndex {
-		if n != nil && !n.shared {
+func (s *solver) indexOwnExisting(b *base, delta *nodeDelta) {
+	update := func(i int) {
+		if n := s.byIndex[i]; n != nil && !n.shared {
 			s.existingFree.Update(i, n.freeInto(s.existingRoom))
 		}
+	}
+	for _, r := range delta.replaced {
+		update(b.rank[r.at])
+	}
+	// The nodes still starting, last in rank order (see existingFromBase).
+	for i := len(s.byIndex) - 1; i >= 0; i-- {
+		if n := s.byIndex[i]; n != nil && n.initialized {
+			break
+		}
+		update(i)
 	}
 }
 

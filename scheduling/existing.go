@@ -204,6 +204,9 @@ func isTerminal(pod *corev1.Pod) bool {
 // existingAttach returns the claims the pods of an existing node attach, worked out from the
 // volume index when first asked for.
 func (s *solver) existingAttach(n *existingNode) *volume.AttachCounter {
+	if s.attached == nil {
+		s.attached = make([]*volume.AttachCounter, len(s.byIndex)) // most solves never ask
+	}
 	if s.attached[n.index] == nil {
 		s.attached[n.index] = s.volumes.AttachedOn(n.name)
 	}

@@ -66,9 +66,11 @@ func bindPools(prepared []*poolState, existing []*existingNode, daemons []*daemo
 				}
 			}
 		}
-		for _, n := range existing {
-			if n.nodePool == p.NodePool.Name && !n.initialized && len(p.NodePool.StartupTaints) > 0 {
-				n.taints = taints.Without(n.taints, p.NodePool.StartupTaints)
+		if len(p.NodePool.StartupTaints) > 0 {
+			for _, n := range existing {
+				if n.nodePool == p.NodePool.Name && !n.initialized {
+					n.taints = taints.Without(n.taints, p.NodePool.StartupTaints)
+				}
 			}
 		}
 		out[i] = &p

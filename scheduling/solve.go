@@ -258,7 +258,6 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 		}
 		s.byIndex = s.existing
 	}
-	s.attached = make([]*volume.AttachCounter, len(s.byIndex))
 	scratch := make(resources.Vector, 3*s.dims.Len()) // one array for scratch and fitRooms
 	s.scratch, s.fitRooms = scratch[:s.dims.Len():s.dims.Len()], scratch[s.dims.Len():]
 	s.existingRoom = make(resources.Vector, s.dims.Len())
@@ -289,9 +288,13 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 			bound = append(bound, en.Pods...)
 		}
 	}
-	s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
+	if len(in.PersistentVolumeClaims)+len(in.PersistentVolumes)+len(in.StorageClasses)+len(bound) == 0 && prep.noVolumes != nil {
+		s.volumes = prep.noVolumes
+	} else {
+		s.volumes = volume.NewIndex(in.PersistentVolumeClaims, in.PersistentVolumes, in.StorageClasses, bound)
+	}
 	if st.fromBase() {
-		s.indexOwnExisting()
+		s.indexOwnExisting(b, st.delta)
 	} else {
 		s.existingFree = freeindex.New(s.dims.Len())
 		s.existingFree.Grow(len(s.existing))
