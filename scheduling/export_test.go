@@ -24,3 +24,30 @@ func SimulateFresh(c *Cluster, change Change, opts Options) (Plan, error) {
 	}
 	return solve(in, prep, start{})
 }
+
+// Interleaved is opts with existing-first placement off (see solver.existingFirst): pods
+// are placed one by one on existing or new nodes, in queue order.
+func Interleaved(opts Options) Options {
+	opts.interleaved = true
+	return opts
+}
+
+// ExistingFirst reports whether a Simulate of change under opts places its pods on existing
+// nodes before planning any new one (see solver.existingFirst).
+func ExistingFirst(c *Cluster, change Change, opts Options) (bool, error) {
+	delta := &nodeDelta{}
+	in, fresh, err := c.changedNoting(change, delta)
+	if err != nil {
+		return false, err
+	}
+	in.Options = opts
+	in.ReservedNodeNames = append(slices.Clip(in.ReservedNodeNames), change.RemoveNodes...)
+	s, pods, _, err := newSolver(in, c.prep, start{base: c.base(), delta: delta, ranked: len(change.Initialize) == 0, fresh: fresh})
+	if err != nil {
+		return false, err
+	}
+	if opts.Strategy == StrategyKarpenter {
+		return false, nil
+	}
+	return s.existingFirst(pods), nil
+}

@@ -93,6 +93,8 @@ type Options struct {
 	// whether the change holds without such nodes (consolidation: Karpenter never relies on
 	// them), and saves the rest of the placement. Solve, which displaces nothing, ignores it.
 	StopOnUninitialized bool
+	// interleaved turns existingFirst off, for the tests that check it changes no plan.
+	interleaved bool
 	// NodeCost is what each new node costs per hour beyond its instance price (its root
 	// volume, a public IPv4 address): 0 means DefaultNodeCost, a negative value none. It
 	// weighs many small nodes against a few large ones and is reported as
