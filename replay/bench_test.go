@@ -30,8 +30,8 @@ func benchCluster(tb testing.TB) disruption.Input {
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
 //
-// The day still takes three and a half minutes on 2 cores (disruption.Decide on a cluster of
-// several hundred nodes, 4,789 times), Day16cpu one, and Day10x hours, near or past go test's
+// The day still takes about three minutes on 2 cores (disruption.Decide on a cluster of
+// several hundred nodes, 4,789 times: some 700,000 simulations), Day16cpu one, and Day10x hours, near or past go test's
 // default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1 for Day and Day16cpu,
 // NODEPLAN_REPLAY_DAY=10x for all three, with -timeout to match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout
 // 3h ./replay).
