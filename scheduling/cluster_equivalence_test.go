@@ -120,23 +120,7 @@ func growRandomCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() 
 		}
 		return b.Obj()
 	}
-	var starting []string
-	for range 8 + r.Intn(10) {
-		var add []*corev1.Pod
-		for range 1 + r.Intn(8) {
-			add = append(add, newPod())
-		}
-		change := scheduling.Change{AddPods: add, Initialize: starting}
-		plan, err := c.Simulate(change, scheduling.Options{})
-		require.NoError(t, err)
-		require.NoError(t, c.Apply(change, plan))
-		starting = starting[:0]
-		if r.Intn(3) > 0 {
-			for _, nc := range plan.NodeClaims {
-				starting = append(starting, nc.Name)
-			}
-		}
-	}
+	growInBatches(t, r, c, newPod, 8+r.Intn(10), 8)
 	// Apply leaves a placed pod as it was given; a cluster read from the API server has its
 	// pods bound (spec.nodeName), which the volume index reads.
 	grown := c.Input()
@@ -154,6 +138,29 @@ func growRandomCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() 
 	c, err = scheduling.Prepare(grown)
 	require.NoError(t, err)
 	return c, newPod
+}
+
+// growInBatches adds batches of 1 to most pods to c, planning and applying each; the nodes
+// launched for a batch finish starting with the next one, unless (one time in three) they
+// are left starting.
+func growInBatches(t *testing.T, r *rand.Rand, c *scheduling.Cluster, newPod func() *corev1.Pod, batches, most int) {
+	var starting []string
+	for range batches {
+		var add []*corev1.Pod
+		for range 1 + r.Intn(most) {
+			add = append(add, newPod())
+		}
+		change := scheduling.Change{AddPods: add, Initialize: starting}
+		plan, err := c.Simulate(change, scheduling.Options{})
+		require.NoError(t, err)
+		require.NoError(t, c.Apply(change, plan))
+		starting = starting[:0]
+		if r.Intn(3) > 0 {
+			for _, nc := range plan.NodeClaims {
+				starting = append(starting, nc.Name)
+			}
+		}
+	}
 }
 
 // randomChange is a what-if disruption or a replay might ask of c.

@@ -104,22 +104,6 @@ func growPlainCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() *
 		}
 		return b.Obj()
 	}
-	var starting []string
-	for range 6 + r.Intn(10) {
-		var add []*corev1.Pod
-		for range 1 + r.Intn(10) {
-			add = append(add, newPod())
-		}
-		change := scheduling.Change{AddPods: add, Initialize: starting}
-		plan, err := c.Simulate(change, scheduling.Options{})
-		require.NoError(t, err)
-		require.NoError(t, c.Apply(change, plan))
-		starting = starting[:0]
-		if r.Intn(3) > 0 {
-			for _, nc := range plan.NodeClaims {
-				starting = append(starting, nc.Name)
-			}
-		}
-	}
+	growInBatches(t, r, c, newPod, 6+r.Intn(10), 10)
 	return c, newPod
 }

@@ -57,11 +57,7 @@ func peakCluster(b *testing.B, batch int) *scheduling.Cluster {
 // makes a pass over the candidates quadratic in the nodes.
 func BenchmarkSimulatePeakRemoveEach(b *testing.B) {
 	c := peakCluster(b, 7)
-	nodes := c.Input().ExistingNodes
-	names := make([]string, len(nodes))
-	for i, en := range nodes {
-		names[i] = en.Node.Name
-	}
+	names := nodeNames(c)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -70,7 +66,7 @@ func BenchmarkSimulatePeakRemoveEach(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(len(nodes)), "nodes")
+	b.ReportMetric(float64(len(names)), "nodes")
 }
 
 // BenchmarkSimulatePeakStarting is the same what-if while the cluster grows, as a replay
@@ -80,11 +76,7 @@ func BenchmarkSimulatePeakRemoveEach(b *testing.B) {
 // simulations end early and what they cost is mostly setting the solve up.
 func BenchmarkSimulatePeakStarting(b *testing.B) {
 	c := peakCluster(b, 7)
-	nodes := c.Input().ExistingNodes
-	names := make([]string, len(nodes))
-	for i, en := range nodes {
-		names[i] = en.Node.Name
-	}
+	names := nodeNames(c)
 	peak := replaytrace.NewDay(time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), 1).Peak
 	more := make([]*corev1.Pod, 52)
 	for i := range more {
@@ -123,7 +115,16 @@ func BenchmarkSimulatePeakStarting(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(len(nodes)), "nodes")
+	b.ReportMetric(float64(len(names)), "nodes")
 	b.ReportMetric(float64(len(plan.NodeClaims)), "starting")
 	b.ReportMetric(float64(stopped)/float64(b.N), "stopped/op")
+}
+
+func nodeNames(c *scheduling.Cluster) []string {
+	nodes := c.Input().ExistingNodes
+	names := make([]string, len(nodes))
+	for i, en := range nodes {
+		names[i] = en.Node.Name
+	}
+	return names
 }
