@@ -115,11 +115,10 @@ func (n *nodeState) candidate() Candidate {
 func (d *decider) classify(in *Node) (*nodeState, error) {
 	node := in.Node
 	n := &nodeState{in: in, name: node.Name}
-	label := func(key string) string { return node.Labels[key] }
-	n.poolName = firstNonEmpty(in.NodePool, label(requirements.LabelNodePool))
-	n.instanceType = firstNonEmpty(in.InstanceType, label(requirements.LabelInstanceType), label("beta.kubernetes.io/instance-type"))
-	n.zone = firstNonEmpty(in.Zone, label(requirements.LabelTopologyZone), label("failure-domain.beta.kubernetes.io/zone"))
-	n.capacityType = firstNonEmpty(in.CapacityType, label(requirements.LabelCapacityType))
+	n.poolName = orLabel(in.NodePool, node, requirements.LabelNodePool)
+	n.instanceType = orLabel(in.InstanceType, node, requirements.LabelInstanceType, "beta.kubernetes.io/instance-type")
+	n.zone = orLabel(in.Zone, node, requirements.LabelTopologyZone, "failure-domain.beta.kubernetes.io/zone")
+	n.capacityType = orLabel(in.CapacityType, node, requirements.LabelCapacityType)
 	n.pool = d.pools[n.poolName]
 	n.price = in.Price
 	if n.price == 0 && n.poolName != "" {
@@ -167,6 +166,21 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 		n.cost = disruptionCost(n.movable) * lifetimeRemaining(n.expireAfter(), d.now.Sub(n.created))
 	}
 	return n, nil
+}
+
+// orLabel is given when set, else the first of the node's labels keys that is set: the labels
+// are read only for what the NodeClaim facts leave out (a replay gives them all, for every
+// node at every decision).
+func orLabel(given string, node *corev1.Node, keys ...string) string {
+	if given != "" {
+		return given
+	}
+	for _, k := range keys {
+		if v := node.Labels[k]; v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 func firstNonEmpty(values ...string) string {
