@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,6 +47,9 @@ type prepared struct {
 	// noVolumes is the volume index of a solve without claims, volumes, storage classes or
 	// bound pods using any: most solves, which share it (an index is only read once made).
 	noVolumes *volume.Index
+	// spareInfos holds podInfo arrays solves are done with (see convertPods), shared by the
+	// Cluster's clones and the clusters prepared from it.
+	spareInfos *sync.Pool
 }
 
 // Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
@@ -138,7 +142,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		launchable = launchableDomains(pools)
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil)}
+		pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spareInfos: &sync.Pool{}}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
 	}
@@ -224,7 +228,7 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 		return nil, nil, err
 	}
 	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods,
-		launchable: launchableDomains(narrowed), noVolumes: c.prep.noVolumes}
+		launchable: launchableDomains(narrowed), noVolumes: c.prep.noVolumes, spareInfos: c.prep.spareInfos}
 	if c.narrowed == nil {
 		c.narrowed = map[string]*prepared{}
 	}

@@ -286,3 +286,51 @@ func TestSimulateReplaysRepacking(t *testing.T) {
 		}
 	}
 }
+
+// TestPlansOutliveLaterSimulations checks that a plan stays as it was made while its Cluster
+// and the Cluster's clones go on simulating, at once on several goroutines: solves reuse
+// what earlier ones are done with, and a plan must share none of it.
+func TestPlansOutliveLaterSimulations(t *testing.T) {
+	for seed := int64(1); seed <= 4; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		c, newPod := growRandomCluster(t, r)
+		type kept struct {
+			plan scheduling.Plan
+			json string
+		}
+		var plans []kept
+		for range 10 {
+			change, opts := randomChange(r, c, newPod)
+			plan, err := c.Simulate(change, opts)
+			if err != nil {
+				continue
+			}
+			raw, err := json.Marshal(plan)
+			require.NoError(t, err)
+			plans = append(plans, kept{plan, string(raw)})
+		}
+		changes := make([]scheduling.Change, 20)
+		options := make([]scheduling.Options, len(changes))
+		for i := range changes {
+			changes[i], options[i] = randomChange(r, c, newPod)
+		}
+		var wg sync.WaitGroup
+		for w := range 3 {
+			cluster := c
+			if w > 0 {
+				cluster = c.Clone()
+			}
+			wg.Go(func() {
+				for i := range changes {
+					_, _ = cluster.Simulate(changes[i], options[i])
+				}
+			})
+		}
+		wg.Wait()
+		for i, k := range plans {
+			raw, err := json.Marshal(k.plan)
+			require.NoError(t, err)
+			require.Equal(t, k.json, string(raw), "seed %d: plan %d changed after later simulations", seed, i)
+		}
+	}
+}

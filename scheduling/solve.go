@@ -95,6 +95,8 @@ type solver struct {
 	// existingFull is set while the pods being placed are known to fit no existing node (see
 	// existingFirst), so placing them skips the existing nodes.
 	existingFull bool
+	// infos holds the solve's podInfos, handed back to the prepared cluster when it ends.
+	infos []podInfo
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -115,6 +117,8 @@ func solve(in Input, prep *prepared, st start) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	// The plan copies what it reports of the pods, so their podInfos may serve the next solve.
+	defer prep.recycle(s.infos)
 	s.openStaticNodes()
 	failed := s.run(pods)
 	for len(failed) > 0 && s.stopped == nil && s.settleLimits() {
@@ -313,10 +317,11 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 	for _, k := range opts.Trace {
 		traced[k] = true
 	}
-	converted, err := prep.convertPods(in.Pods, s.volumes, opts.PreferencePolicy)
+	converted, infos, err := prep.convertPods(in.Pods, s.volumes, opts.PreferencePolicy)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	s.infos = infos
 	for _, c := range converted {
 		p, constraint, err := c.info, c.constraint, c.err
 		if err == nil && seen[p.key] {
