@@ -143,6 +143,9 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
 		pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spareInfos: &sync.Pool{}}
+	if prev != nil && prev.spareInfos != nil {
+		prep.spareInfos = prev.spareInfos // a solve overwrites every podInfo it takes, whatever the dimensions
+	}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
 	}
