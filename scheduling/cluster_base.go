@@ -219,7 +219,8 @@ func newBase(in Input, prep *prepared) *base {
 // never fit. It returns, in the input's order, the nodes that may run pods with volumes or
 // required pod anti-affinity (see base.listing).
 func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]*existingNode, error) {
-	byIndex := slices.Clone(b.nodes)
+	s.nodeArrays = prep.takeNodeArrays(len(b.nodes))
+	byIndex := append(s.nodeArrays.byIndex[:0], b.nodes...)
 	s.existingFree = b.free.Clone()
 	for _, i := range delta.removed {
 		byIndex[b.rank[i]] = nil
@@ -255,14 +256,16 @@ func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]
 		}
 	}
 	s.byIndex = byIndex
-	s.existing = make([]*existingNode, 0, len(byIndex)-len(delta.removed))
-	s.existingPos = make([]int32, len(byIndex))
+	s.existing = s.nodeArrays.existing[:0]
+	s.existingPos = s.nodeArrays.pos[:len(byIndex)]
 	for i, n := range byIndex {
+		s.existingPos[i] = -1
 		if n != nil {
 			s.existingPos[i] = int32(len(s.existing))
 			s.existing = append(s.existing, n)
 		}
 	}
+	s.nodeArrays.byIndex, s.nodeArrays.existing, s.nodeArrays.pos = byIndex, s.existing, s.existingPos
 	var listed []*existingNode
 	for _, i := range b.listing {
 		if n := byIndex[b.rank[i]]; n != nil {
@@ -339,4 +342,29 @@ func (s *nameSet) add(name string) {
 		s.own = map[string]bool{}
 	}
 	s.own[name] = true
+}
+
+// nodeArrays are a solve's arrays of existing nodes (byIndex, existing, existingPos), which a
+// solve from a base takes from its prepared cluster's spares and hands back when its plan is
+// made, as it does its podInfos: a what-if on 600 nodes would otherwise allocate 12 KB of them.
+type nodeArrays struct {
+	byIndex, existing []*existingNode
+	pos               []int32
+}
+
+// takeNodeArrays returns spare arrays with room for n nodes, or new ones.
+func (prep *prepared) takeNodeArrays(n int) *nodeArrays {
+	if prep.spareNodes != nil {
+		if a, ok := prep.spareNodes.Get().(*nodeArrays); ok && cap(a.byIndex) >= n && cap(a.existing) >= n && cap(a.pos) >= n {
+			return a
+		}
+	}
+	return &nodeArrays{byIndex: make([]*existingNode, 0, n), existing: make([]*existingNode, 0, n), pos: make([]int32, n)}
+}
+
+// recycleNodeArrays hands a solve's node arrays back once nothing refers to them.
+func (prep *prepared) recycleNodeArrays(a *nodeArrays) {
+	if prep.spareNodes != nil && a != nil {
+		prep.spareNodes.Put(a)
+	}
 }

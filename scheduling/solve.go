@@ -95,8 +95,10 @@ type solver struct {
 	// existingFull is set while the pods being placed are known to fit no existing node (see
 	// existingFirst), so placing them skips the existing nodes.
 	existingFull bool
-	// infos holds the solve's podInfos, handed back to the prepared cluster when it ends.
-	infos []podInfo
+	// infos holds the solve's podInfos, and nodeArrays its arrays of existing nodes when it
+	// starts from a base: both are handed back to the prepared cluster when it ends.
+	infos      []podInfo
+	nodeArrays *nodeArrays
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -119,6 +121,7 @@ func solve(in Input, prep *prepared, st start) (Plan, error) {
 	}
 	// The plan copies what it reports of the pods, so their podInfos may serve the next solve.
 	defer prep.recycle(s.infos)
+	defer prep.recycleNodeArrays(s.nodeArrays)
 	s.openStaticNodes()
 	failed := s.run(pods)
 	for len(failed) > 0 && s.stopped == nil && s.settleLimits() {
