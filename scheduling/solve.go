@@ -457,29 +457,10 @@ func (s *solver) schedule(queue []*podInfo) []*podInfo {
 // this plan, else on a new node from the first NodePool (by weight) that can launch one.
 func (s *solver) place(p *podInfo, explain bool) rejection {
 	traced := p.trace != nil
-	tried := 0
-	placed := !s.existingFull && s.existingFree.Each(p.requests, func(i int) bool {
-		n := s.byIndex[i]
-		tried++
-		if r := s.tryExisting(n, p, traced); r.failed() {
-			if traced {
-				p.trace.note("existing node %s: %s", n.name, r.reason)
-			}
-			return false
-		}
-		s.commitExisting(n, p)
-		if traced {
-			p.trace.note("placed on existing node %s", n.name)
-		}
-		return true
-	})
-	if placed {
+	if !s.existingFull && s.placeOnExistingNode(p, traced) {
 		return ok
 	}
-	if skipped := len(s.existing) - tried; traced && skipped > 0 {
-		p.trace.note("%d existing node(s) skipped: not enough free room", skipped)
-	}
-	tried = 0
+	tried := 0
 	memo := p.memoClass != "" && !traced && s.joinFailures != nil && s.karpenter == nil
 	try := func(i int) bool {
 		n := s.nodes[i]
@@ -687,6 +668,31 @@ func (f joinFailure) is(p *podInfo, n *newNode) bool {
 	return f.class != "" && f.class == p.memoClass && f.prefIndex == p.prefIndex && f.tolerateSoft == p.tolerateSoft && f.version == n.version
 }
 
+// placeOnExistingNode puts p on the first existing node that takes it, and reports whether
+// one did; traced, it notes each node tried and how many it skipped.
+func (s *solver) placeOnExistingNode(p *podInfo, traced bool) bool {
+	tried := 0
+	placed := s.existingFree.Each(p.requests, func(i int) bool {
+		n := s.byIndex[i]
+		tried++
+		if r := s.tryExisting(n, p, traced); r.failed() {
+			if traced {
+				p.trace.note("existing node %s: %s", n.name, r.reason)
+			}
+			return false
+		}
+		s.commitExisting(n, p)
+		if traced {
+			p.trace.note("placed on existing node %s", n.name)
+		}
+		return true
+	})
+	if skipped := len(s.existing) - tried; !placed && traced && skipped > 0 {
+		p.trace.note("%d existing node(s) skipped: not enough free room", skipped)
+	}
+	return placed
+}
+
 // existingFirst reports whether the queue's placements on existing nodes may be made before
 // any new node is planned, for the same plan: when no pod's fate on an existing node can
 // depend on the new nodes. That holds when every pod is plain (no topology rule counts or
@@ -718,15 +724,7 @@ func (s *solver) existingFirst(queue []*podInfo) bool {
 func (s *solver) placeOnExisting(queue []*podInfo) []*podInfo {
 	var rest []*podInfo
 	for _, p := range queue {
-		placed := s.existingFree.Each(p.requests, func(i int) bool {
-			n := s.byIndex[i]
-			if s.tryExisting(n, p, false).failed() {
-				return false
-			}
-			s.commitExisting(n, p)
-			return true
-		})
-		if !placed {
+		if !s.placeOnExistingNode(p, false) {
 			rest = append(rest, p)
 		} else if s.stopped != nil {
 			return nil
