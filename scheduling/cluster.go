@@ -514,7 +514,7 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 			delta.replaced = append(delta.replaced, replacedNode{at: i, with: &copied})
 		}
 	}
-	in.Pods = append(slices.Clip(pending), displaced(c.in, change, marks)...)
+	in.Pods = append(slices.Clip(pending), displaced(c.in, removed, evicted, gone, marks)...)
 	fresh = len(pending)
 	in.Pods = append(in.Pods, change.AddPods...)
 	return in, fresh, nil
@@ -576,10 +576,10 @@ func evictsFrom(en *ExistingNode, evicted map[string]bool) bool {
 	return false
 }
 
-// displaced lists the pods a change takes off their nodes, in node then pod order.
-// marks, when set, marks in's nodes as the change does (see nodeMark).
-func displaced(in Input, change Change, marks []nodeMark) []*corev1.Pod {
-	removed, evicted, gone := toSet(change.RemoveNodes), toSet(change.Evict), toSet(change.RemovePods)
+// displaced lists the pods a change takes off their nodes, in node then pod order: the
+// change's removed nodes, evicted pods and pods gone for good, as sets. marks, when set, marks
+// in's nodes as the change does (see nodeMark).
+func displaced(in Input, removed, evicted, gone map[string]bool, marks []nodeMark) []*corev1.Pod {
 	isRemoved := func(i int, en *ExistingNode) bool {
 		if marks != nil {
 			return marks[i]&markRemoved != 0
