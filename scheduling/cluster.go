@@ -47,11 +47,9 @@ type prepared struct {
 	// noVolumes is the volume index of a solve without claims, volumes, storage classes or
 	// bound pods using any: most solves, which share it (an index is only read once made).
 	noVolumes *volume.Index
-	// spareInfos holds podInfo arrays solves are done with (see convertPods), shared by the
-	// Cluster's clones and the clusters prepared from it.
-	spareInfos *sync.Pool
-	// spareNodes holds nodeArrays solves are done with, shared the same way.
-	spareNodes *sync.Pool
+	// spares holds the solveSpares of solves that are done, shared by the Cluster's clones and
+	// the clusters prepared from it.
+	spares *sync.Pool
 }
 
 // Change is a what-if on a Cluster: nodes taken away or cordoned, running pods evicted, and
@@ -144,10 +142,9 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		launchable = launchableDomains(pools)
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spareInfos: &sync.Pool{}, spareNodes: &sync.Pool{}}
-	if prev != nil && prev.spareInfos != nil {
-		// A solve overwrites every podInfo and node array entry it takes, whatever the dimensions.
-		prep.spareInfos, prep.spareNodes = prev.spareInfos, prev.spareNodes
+		pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spares: &sync.Pool{}}
+	if prev != nil && prev.spares != nil {
+		prep.spares = prev.spares // a solve overwrites what it takes, whatever the dimensions
 	}
 	if prev != nil && prev.dims != dims {
 		prev = nil // converted with other dimensions
@@ -234,7 +231,7 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 		return nil, nil, err
 	}
 	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods,
-		launchable: launchableDomains(narrowed), noVolumes: c.prep.noVolumes, spareInfos: c.prep.spareInfos, spareNodes: c.prep.spareNodes}
+		launchable: launchableDomains(narrowed), noVolumes: c.prep.noVolumes, spares: c.prep.spares}
 	if c.narrowed == nil {
 		c.narrowed = map[string]*prepared{}
 	}

@@ -219,8 +219,7 @@ func newBase(in Input, prep *prepared) *base {
 // never fit. It returns, in the input's order, the nodes that may run pods with volumes or
 // required pod anti-affinity (see base.listing).
 func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]*existingNode, error) {
-	s.nodeArrays = prep.takeNodeArrays(len(b.nodes))
-	byIndex := append(s.nodeArrays.byIndex[:0], b.nodes...)
+	byIndex := append(s.spares.byIndex[:0], b.nodes...)
 	s.existingFree = b.free.Clone()
 	for _, i := range delta.removed {
 		byIndex[b.rank[i]] = nil
@@ -256,8 +255,8 @@ func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]
 		}
 	}
 	s.byIndex = byIndex
-	s.existing = s.nodeArrays.existing[:0]
-	s.existingPos = s.nodeArrays.pos[:len(byIndex)]
+	s.existing = s.spares.existing[:0]
+	s.existingPos = slices.Grow(s.spares.pos[:0], len(byIndex))[:len(byIndex)]
 	for i, n := range byIndex {
 		s.existingPos[i] = -1
 		if n != nil {
@@ -265,7 +264,7 @@ func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]
 			s.existing = append(s.existing, n)
 		}
 	}
-	s.nodeArrays.byIndex, s.nodeArrays.existing, s.nodeArrays.pos = byIndex, s.existing, s.existingPos
+	s.spares.byIndex, s.spares.existing, s.spares.pos = byIndex, s.existing, s.existingPos
 	var listed []*existingNode
 	for _, i := range b.listing {
 		if n := byIndex[b.rank[i]]; n != nil {
@@ -342,29 +341,4 @@ func (s *nameSet) add(name string) {
 		s.own = map[string]bool{}
 	}
 	s.own[name] = true
-}
-
-// nodeArrays are a solve's arrays of existing nodes (byIndex, existing, existingPos), which a
-// solve from a base takes from its prepared cluster's spares and hands back when its plan is
-// made, as it does its podInfos: a what-if on 600 nodes would otherwise allocate 12 KB of them.
-type nodeArrays struct {
-	byIndex, existing []*existingNode
-	pos               []int32
-}
-
-// takeNodeArrays returns spare arrays with room for n nodes, or new ones.
-func (prep *prepared) takeNodeArrays(n int) *nodeArrays {
-	if prep.spareNodes != nil {
-		if a, ok := prep.spareNodes.Get().(*nodeArrays); ok && cap(a.byIndex) >= n && cap(a.existing) >= n && cap(a.pos) >= n {
-			return a
-		}
-	}
-	return &nodeArrays{byIndex: make([]*existingNode, 0, n), existing: make([]*existingNode, 0, n), pos: make([]int32, n)}
-}
-
-// recycleNodeArrays hands a solve's node arrays back once nothing refers to them.
-func (prep *prepared) recycleNodeArrays(a *nodeArrays) {
-	if prep.spareNodes != nil && a != nil {
-		prep.spareNodes.Put(a)
-	}
 }

@@ -121,15 +121,18 @@ type podMemoKey struct {
 // convertPods is newPodInfo(pods[i], i, dims, vols, policy) for every pod, on every core,
 // taking the pod-only part from the memo: every solve gets podInfos of its own, equal to those
 // newPodInfo would make, whose shared parts (requests, alternatives, preferences, host ports)
-// solves only read. A nil pod is an error. The podInfos live in one array, from the prepared
-// cluster's spares when it has one large enough: the solve hands it back (recycle) once its
-// plan is made, which holds none of them.
-func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy) ([]podConversion, []podInfo, error) {
+// solves only read. A nil pod is an error. The podInfos live in one array, spare's when it is
+// large enough (see solveSpares).
+func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy, spare []podInfo) ([]podConversion, []podInfo, error) {
 	if i := slices.Index(pods, nil); i >= 0 {
 		return nil, nil, fmt.Errorf("pods[%d] is nil", i)
 	}
 	convs := prep.pods.convert(pods, prep.dims, policy)
-	out, infos := make([]podConversion, len(pods)), prep.infoArray(len(pods))
+	infos := spare
+	if cap(infos) < len(pods) {
+		infos = make([]podInfo, len(pods))
+	}
+	out, infos := make([]podConversion, len(pods)), infos[:len(pods)]
 	parallel.EachMin(len(pods), cheapPerWorker, func(i int) {
 		p := &infos[i]
 		*p = *convs[i].info
@@ -142,23 +145,4 @@ func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy
 		}
 	})
 	return out, infos, nil
-}
-
-// infoArray returns an array of n podInfos to overwrite: a spare one when there is one large
-// enough. A what-if converts a few dozen pods of 500 bytes each, hundreds of thousands of
-// times over a replay: a fifth of what it allocates.
-func (prep *prepared) infoArray(n int) []podInfo {
-	if prep.spareInfos != nil {
-		if spare, ok := prep.spareInfos.Get().(*[]podInfo); ok && cap(*spare) >= n {
-			return (*spare)[:n]
-		}
-	}
-	return make([]podInfo, n)
-}
-
-// recycle hands a solve's podInfos back once nothing refers to them.
-func (prep *prepared) recycle(infos []podInfo) {
-	if prep.spareInfos != nil && cap(infos) > 0 {
-		prep.spareInfos.Put(&infos)
-	}
 }

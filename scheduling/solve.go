@@ -95,10 +95,9 @@ type solver struct {
 	// existingFull is set while the pods being placed are known to fit no existing node (see
 	// existingFirst), so placing them skips the existing nodes.
 	existingFull bool
-	// infos holds the solve's podInfos, and nodeArrays its arrays of existing nodes when it
-	// starts from a base: both are handed back to the prepared cluster when it ends.
-	infos      []podInfo
-	nodeArrays *nodeArrays
+	// spares are the arrays the solve takes from its prepared cluster and hands back when it
+	// ends (see solveSpares).
+	spares *solveSpares
 }
 
 // Solve plans nodes for the pending pods of in. Every pod ends on an existing node, on a new
@@ -119,9 +118,8 @@ func solve(in Input, prep *prepared, st start) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	// The plan copies what it reports of the pods, so their podInfos may serve the next solve.
-	defer prep.recycle(s.infos)
-	defer prep.recycleNodeArrays(s.nodeArrays)
+	// The plan copies what it reports of the pods and nodes, so its arrays may serve the next solve.
+	defer prep.recycle(s.spares)
 	s.openStaticNodes()
 	failed := s.run(pods)
 	for len(failed) > 0 && s.stopped == nil && s.settleLimits() {
@@ -251,7 +249,7 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 	}
 	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims,
 		allowedCache: map[string][]*nodetemplate.Option{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]nodetemplate.PriceOrder{},
-		poolRooms: map[*poolState]resources.Vector{}, stopFrom: -1}
+		poolRooms: map[*poolState]resources.Vector{}, stopFrom: -1, spares: prep.takeSpares()}
 	if opts.StopOnUninitialized {
 		s.stopFrom = st.fresh
 	}
@@ -320,11 +318,11 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 	for _, k := range opts.Trace {
 		traced[k] = true
 	}
-	converted, infos, err := prep.convertPods(in.Pods, s.volumes, opts.PreferencePolicy)
+	converted, infos, err := prep.convertPods(in.Pods, s.volumes, opts.PreferencePolicy, s.spares.infos)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s.infos = infos
+	s.spares.infos = infos
 	for _, c := range converted {
 		p, constraint, err := c.info, c.constraint, c.err
 		if err == nil && seen[p.key] {
