@@ -28,6 +28,9 @@ type Cluster struct {
 	// shared is the base every Simulate of this state starts from (see base), once baseBuilt.
 	shared    *base
 	baseBuilt bool
+	// moves answers the what-ifs that stop at their first displaced pod (see firstMoves),
+	// for one state: Clone and Apply leave it behind.
+	moves *firstMoves
 }
 
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
@@ -174,6 +177,9 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 // Simulate plans the cluster's pending pods, those the change displaces and those it adds,
 // as Solve would on the changed cluster. The Cluster is left as it was.
 func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
+	if stop := c.firstMoveStop(change, opts); stop != nil {
+		return Plan{}, stop
+	}
 	delta := &nodeDelta{}
 	in, fresh, err := c.changedNoting(change, delta)
 	if err != nil {
@@ -322,7 +328,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		return err
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
-	c.shared, c.baseBuilt = nil, false
+	c.shared, c.baseBuilt, c.moves = nil, false, nil
 	return nil
 }
 
@@ -605,12 +611,18 @@ func displaced(in Input, removed, evicted, gone map[string]bool, marks []nodeMar
 			switch {
 			case evicted[key]:
 				out = append(out, p)
-			case isRemoved(i, en) && !isTerminal(p) && p.DeletionTimestamp == nil && !daemonset.Owns(p) && !ownedByNode(p):
+			case isRemoved(i, en) && movesWithNode(p):
 				out = append(out, p)
 			}
 		}
 	}
 	return out
+}
+
+// movesWithNode reports whether a pod of a removed node is placed again: it runs, is not
+// terminating, and neither a DaemonSet nor its node owns it.
+func movesWithNode(p *corev1.Pod) bool {
+	return !isTerminal(p) && p.DeletionTimestamp == nil && !daemonset.Owns(p) && !ownedByNode(p)
 }
 
 // ownedByNode reports a mirror pod (a static pod kubelet runs from a file): it ends with its

@@ -137,6 +137,9 @@ type start struct {
 	ranked bool
 	// fresh is the input position of the first pod the change displaces or adds.
 	fresh int
+	// keeps is set for a solver kept past its call (see firstMoves): it takes no spare
+	// arrays, which it would hold on to.
+	keeps bool
 }
 
 // fromBase reports whether the solve takes its existing nodes from the base.

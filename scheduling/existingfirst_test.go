@@ -62,6 +62,12 @@ func TestExistingFirstChangesNoPlan(t *testing.T) {
 // growPlainCluster grows a cluster of plain pods a few at a time, leaving the nodes of some
 // batches starting; it returns it with the pod maker its what-ifs add pods with.
 func growPlainCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() *corev1.Pod) {
+	return growCluster(t, r, false)
+}
+
+// growCluster is growPlainCluster, with, when mixed, some pods that are not plain (a zone or
+// hostname spread, a host port, a required anti-affinity) or that a spread counts.
+func growCluster(t *testing.T, r *rand.Rand, mixed bool) (*scheduling.Cluster, func() *corev1.Pod) {
 	zones := []string{"us-west-2a", "us-west-2b", "us-west-2c"}
 	typ := func(name, cpu, mem string, pods int64, price float64) *tb.TypeBuilder {
 		b := tb.Type(name, cpu, mem, pods)
@@ -100,6 +106,20 @@ func growPlainCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() *
 		case 2:
 			if preferences {
 				b.PreferredTerm(10, tb.In(requirements.LabelTopologyZone, zones[r.Intn(len(zones))]))
+			}
+		}
+		if mixed {
+			switch r.Intn(12) {
+			case 0:
+				b.Label("app", "web").ZoneSpread(1)
+			case 1:
+				b.Label("app", "web").HostnameSpread(1)
+			case 2:
+				b.HostPort(8080)
+			case 3:
+				b.Label("app", "db").AntiAffinity(corev1.LabelHostname, map[string]string{"app": "db"})
+			case 4:
+				b.Label("app", "web")
 			}
 		}
 		return b.Obj()

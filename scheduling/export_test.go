@@ -7,7 +7,7 @@ import "slices"
 // the base.
 func SimulateFresh(c *Cluster, change Change, opts Options) (Plan, error) {
 	c = &Cluster{in: c.in, prep: c.prep, baseBuilt: true} // no base
-	in, _, err := c.changed(change)
+	in, fresh, err := c.changed(change)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -22,7 +22,7 @@ func SimulateFresh(c *Cluster, change Change, opts Options) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	return solve(in, prep, start{})
+	return solve(in, prep, start{fresh: fresh}) // the change's own pods are those that stop it
 }
 
 // Interleaved is opts with existing-first placement off (see solver.existingFirst): pods
@@ -50,4 +50,13 @@ func ExistingFirst(c *Cluster, change Change, opts Options) (bool, error) {
 		return false, nil
 	}
 	return s.existingFirst(pods), nil
+}
+
+// FirstMoveStop is what Simulate's shortcut for what-ifs that stop at their first displaced
+// pod answers (see firstMoves): the stop, or nil when it cannot tell.
+func FirstMoveStop(c *Cluster, change Change, opts Options) error {
+	if stop := c.firstMoveStop(change, opts); stop != nil {
+		return stop
+	}
+	return nil
 }

@@ -31,17 +31,20 @@ func sortPods(pods []*podInfo) {
 			p.orderKey = podOrderKey(p)
 		}
 	})
-	slices.SortStableFunc(pods, func(a, b *podInfo) int {
-		if less, decided := largerFirst(a.requests, b.requests); decided && less {
-			return -1
-		} else if decided {
-			return 1
-		}
-		if c := strings.Compare(a.orderKey, b.orderKey); c != 0 {
-			return c
-		}
-		return strings.Compare(a.key, b.key)
-	})
+	slices.SortStableFunc(pods, func(a, b *podInfo) int { return compareQueued(a, b, a.orderKey, b.orderKey) })
+}
+
+// compareQueued is the queue's order of a and b, whose order keys are aKey and bKey.
+func compareQueued(a, b *podInfo, aKey, bKey string) int {
+	if less, decided := largerFirst(a.requests, b.requests); decided && less {
+		return -1
+	} else if decided {
+		return 1
+	}
+	if c := strings.Compare(aKey, bKey); c != 0 {
+		return c
+	}
+	return strings.Compare(a.key, b.key)
 }
 
 // largerFirst orders two pods' requests by cpu, then memory, largest first; decided is false

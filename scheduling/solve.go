@@ -249,7 +249,10 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 	}
 	s := &solver{opts: opts, nodeCost: opts.nodeCost(), dims: prep.dims,
 		allowedCache: map[string][]*nodetemplate.Option{}, optionsCache: map[string][]string{}, priceOrderCache: map[string]nodetemplate.PriceOrder{},
-		poolRooms: map[*poolState]resources.Vector{}, stopFrom: -1, spares: prep.takeSpares()}
+		poolRooms: map[*poolState]resources.Vector{}, stopFrom: -1, spares: &solveSpares{}}
+	if !st.keeps {
+		s.spares = prep.takeSpares()
+	}
 	if opts.StopOnUninitialized {
 		s.stopFrom = st.fresh
 	}
@@ -669,8 +672,27 @@ func (f joinFailure) is(p *podInfo, n *newNode) bool {
 // placeOnExistingNode puts p on the first existing node that takes it, and reports whether
 // one did; traced, it notes each node tried and how many it skipped.
 func (s *solver) placeOnExistingNode(p *podInfo, traced bool) bool {
+	n := s.firstExisting(p, traced, nil)
+	if n == nil {
+		return false
+	}
+	s.commitExisting(n, p)
+	if traced {
+		p.trace.note("placed on existing node %s", n.name)
+	}
+	return true
+}
+
+// firstExisting returns the first existing node, in rank order, that takes p as the nodes
+// are now, nil when none does; skip, when set, leaves out the nodes it names by index.
+// Traced, it notes each node tried and how many it skipped.
+func (s *solver) firstExisting(p *podInfo, traced bool, skip func(i int) bool) *existingNode {
 	tried := 0
-	placed := s.existingFree.Each(p.requests, func(i int) bool {
+	var found *existingNode
+	s.existingFree.Each(p.requests, func(i int) bool {
+		if skip != nil && skip(i) {
+			return false
+		}
 		n := s.byIndex[i]
 		tried++
 		if r := s.tryExisting(n, p, traced); r.failed() {
@@ -679,16 +701,13 @@ func (s *solver) placeOnExistingNode(p *podInfo, traced bool) bool {
 			}
 			return false
 		}
-		s.commitExisting(n, p)
-		if traced {
-			p.trace.note("placed on existing node %s", n.name)
-		}
+		found = n
 		return true
 	})
-	if skipped := len(s.existing) - tried; !placed && traced && skipped > 0 {
+	if skipped := len(s.existing) - tried; found == nil && traced && skipped > 0 {
 		p.trace.note("%d existing node(s) skipped: not enough free room", skipped)
 	}
-	return placed
+	return found
 }
 
 // existingFirst reports whether the queue's placements on existing nodes may be made before

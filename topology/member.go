@@ -264,6 +264,24 @@ func HasRequiredAntiAffinity(pod *corev1.Pod) bool {
 	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
+// DeclaresTerms reports whether the pod declares a topology spread constraint or a pod
+// (anti-)affinity term, required or preferred: a pod that declares none brings no rule and no
+// group of its own to a solve.
+func DeclaresTerms(pod *corev1.Pod) bool {
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		return true
+	}
+	a := pod.Spec.Affinity
+	if a == nil {
+		return false
+	}
+	if pa := a.PodAffinity; pa != nil && len(pa.RequiredDuringSchedulingIgnoredDuringExecution)+len(pa.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
+		return true
+	}
+	pa := a.PodAntiAffinity
+	return pa != nil && len(pa.RequiredDuringSchedulingIgnoredDuringExecution)+len(pa.PreferredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
 // RankDomains orders domains, the values key may take for a pod on a new node, in the order
 // to try them, in place: for spread the least-populated domain first, for affinity the
 // most-populated, otherwise as given. The spread or affinity is the pod's first active term on

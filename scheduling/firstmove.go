@@ -1,0 +1,220 @@
+package scheduling
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// Most of consolidation's what-ifs in a cluster that keeps changing end at their first
+// displaced pod: the other ready nodes are full, and the pod lands on a node still starting,
+// which Options.StopOnUninitialized stops at. firstMoves answers that case for a what-if that
+// only removes nodes without setting a solve up for it: solvers set up once per Cluster state
+// for the pending pods alone show where they land and where the first displaced pod would.
+//
+// It is exact when, besides the change removing nodes and nothing else:
+//   - no rule of topology exists (no pending or displaced pod declares a term, no running pod
+//     has required anti-affinity or a volume: the state's base lists none), so every pod is
+//     plain, placed by its room, labels and taints alone, and its queue key is its own;
+//   - no pending pod queued before the first displaced pod lands, as the state is, on a node
+//     the change removes: each then lands where it does in the state (the removed nodes it
+//     passed did not take it), or on no existing node;
+//   - the displaced pods bring no host port, volume, conversion error or name given twice;
+//   - the solve is the default strategy's, untraced.
+//
+// Then the solve, existing nodes first or interleaved alike, reaches the first displaced pod
+// in queue order with the remaining nodes as the state has them, less the room of the pending
+// pods queued before it, and tries it on them in rank order first: the node firstMoves finds.
+// When that node is still starting, the solve stops there with the same error; otherwise the
+// what-if is simulated as usual.
+type firstMoves struct {
+	base   *base
+	policy PreferencePolicy
+	// s is a solver of the state as it is, nil when the state does not allow the shortcut
+	// (a rule of topology); pending are its pods in queue order, and landed[i] the index of
+	// the existing node pending[i] lands on when they are placed in that order, -1 for none.
+	s       *solver
+	pending []*podInfo
+	landed  []int
+	// keys holds the pending pods' keys: a displaced pod of the same name is refused.
+	keys map[string]bool
+	// Scratch of one what-if: the displaced pods, their keys, the removed nodes by index,
+	// the room the pending pods before the first displaced one take, by node index, and
+	// that pod as the solve would take it.
+	pods      []*corev1.Pod
+	seen      map[string]bool
+	removed   []bool
+	removedAt []int
+	taken     map[int]resources.Vector
+	used      resources.Vector
+	first     podInfo
+}
+
+// firstMovesFor returns the Cluster's firstMoves for its base b and policy, made when missing.
+func (c *Cluster) firstMovesFor(b *base, policy PreferencePolicy) *firstMoves {
+	if c.moves == nil || c.moves.base != b || c.moves.policy != policy {
+		c.moves = newFirstMoves(c, b, policy)
+	}
+	return c.moves
+}
+
+func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
+	fm := &firstMoves{base: b, policy: policy}
+	if len(b.listing) > 0 {
+		return fm // running pods with required anti-affinity or volumes
+	}
+	in := c.in
+	in.Options = Options{PreferencePolicy: policy, SkipLowerBound: true}
+	st := start{base: b, delta: &nodeDelta{}, ranked: true, fresh: len(in.Pods), keeps: true}
+	s, pods, _, err := newSolver(in, c.prep, st)
+	if err != nil {
+		return fm
+	}
+	if s.karpenter != nil || s.topology.HasGroups() {
+		return fm
+	}
+	fm.s, fm.pending, fm.landed = s, pods, make([]int, len(pods))
+	// Where the pending pods land, placed in order on a second solver: the first keeps the
+	// state as it is.
+	var placing *solver
+	var placed []*podInfo
+	for i, p := range pods {
+		fm.landed[i] = -1
+		if placing == nil && s.firstExisting(p, false, nil) == nil {
+			continue // nothing placed yet: the first solver's state is the placing one's
+		}
+		if placing == nil {
+			if placing, placed, _, err = newSolver(in, c.prep, st); err != nil {
+				return &firstMoves{base: b, policy: policy}
+			}
+		}
+		if n := placing.firstExisting(placed[i], false, nil); n != nil {
+			placing.commitExisting(n, placed[i])
+			fm.landed[i] = n.index
+		}
+	}
+	fm.keys = make(map[string]bool, len(in.Pods))
+	for _, p := range in.Pods {
+		if p != nil {
+			fm.keys[podKey(p)] = true
+		}
+	}
+	fm.seen, fm.taken = map[string]bool{}, map[int]resources.Vector{}
+	fm.removed = make([]bool, len(b.rank))
+	fm.used = make(resources.Vector, s.dims.Len())
+	return fm
+}
+
+// firstMoveStop returns the error Simulate(change, opts) would return when its first
+// displaced pod lands on a node still starting and the state allows telling so without a
+// solve (see firstMoves); nil otherwise.
+func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError {
+	if !opts.StopOnUninitialized || len(opts.Trace) > 0 || (opts.Strategy != "" && opts.Strategy != StrategyCheapest) || len(change.RemoveNodes) == 0 ||
+		len(change.Cordon)+len(change.Evict)+len(change.AddPods)+len(change.RemovePods)+len(change.Initialize)+len(change.Requirements) > 0 {
+		return nil
+	}
+	policy := opts.PreferencePolicy
+	switch policy {
+	case "":
+		policy = PreferencesRespect
+	case PreferencesRespect, PreferencesIgnore:
+	default:
+		return nil // the solve names the error
+	}
+	b := c.base()
+	if b == nil {
+		return nil
+	}
+	fm := c.firstMovesFor(b, policy)
+	if fm.s == nil {
+		return nil
+	}
+	defer fm.reset()
+	for _, name := range change.RemoveNodes {
+		i, ok := b.index[name]
+		if !ok {
+			return nil // the solve names the unknown node
+		}
+		if fm.removed[b.rank[i]] {
+			continue
+		}
+		fm.removed[b.rank[i]] = true
+		fm.removedAt = append(fm.removedAt, b.rank[i])
+		for _, p := range b.inputNodes[i].Pods {
+			if p != nil && movesWithNode(p) {
+				fm.pods = append(fm.pods, p)
+			}
+		}
+	}
+	if len(fm.pods) == 0 || !c.prep.dims.CoversPods(fm.pods) {
+		return nil
+	}
+	var first *podConversion
+	for k, conv := range c.prep.pods.convert(fm.pods, c.prep.dims, policy) {
+		if conv.err != nil {
+			return nil
+		}
+		p := conv.info
+		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || fm.keys[p.key] || fm.seen[p.key] || topology.DeclaresTerms(fm.pods[k]) {
+			return nil
+		}
+		if vols, err := fm.s.volumes.ForPod(fm.pods[k]); err != nil || len(vols.Claims)+len(vols.Alternatives) > 0 {
+			return nil
+		}
+		fm.seen[p.key] = true
+		if first == nil || compareQueued(p, first.info, p.plainOrderKey, first.info.plainOrderKey) < 0 {
+			first = conv
+		}
+	}
+	// The pending pods queued before it, and the room they take.
+	before := sort.Search(len(fm.pending), func(i int) bool {
+		return compareQueued(fm.pending[i], first.info, fm.pending[i].orderKey, first.info.plainOrderKey) > 0
+	})
+	for i, at := range fm.landed[:before] {
+		switch {
+		case at < 0:
+		case fm.removed[at]:
+			return nil // it lands elsewhere without the node
+		case fm.taken[at] == nil:
+			fm.taken[at] = fm.pending[i].requests.Clone()
+		default:
+			fm.taken[at].Add(fm.pending[i].requests)
+		}
+	}
+	// The pod as the solve has it when its turn comes: plain, its preferences all in force.
+	p := &fm.first
+	*p = *first.info
+	p.memoClass, p.orderKey = p.plainClass, p.plainOrderKey
+	n := fm.s.firstExisting(p, false, func(i int) bool {
+		if fm.removed[i] {
+			return true
+		}
+		taken, ok := fm.taken[i]
+		if !ok {
+			return false
+		}
+		n := fm.s.byIndex[i]
+		copy(fm.used, n.used)
+		fm.used.Add(taken)
+		return !resources.FitsSum(fm.used, p.requests, n.allocatable)
+	})
+	if n == nil || n.initialized {
+		return nil
+	}
+	return &UninitializedError{Pod: p.key, Node: n.name}
+}
+
+// reset clears one what-if's scratch.
+func (fm *firstMoves) reset() {
+	clear(fm.seen)
+	clear(fm.taken)
+	fm.pods = fm.pods[:0]
+	for _, i := range fm.removedAt {
+		fm.removed[i] = false
+	}
+	fm.removedAt = fm.removedAt[:0]
+	fm.first = podInfo{}
+}

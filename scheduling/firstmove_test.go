@@ -1,0 +1,167 @@
+package scheduling_test
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	tb "github.com/nodeplan/nodeplan/internal/testbuild"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// TestFirstMoveStopsWhereTheSolveStops checks Simulate's shortcut for what-ifs that stop at
+// their first displaced pod against a solve from scratch: on random growing clusters, plain or
+// with some pods that spread, take a host port or keep others of their app away, with nodes
+// still starting, pending pods that fit no node (which leave the shortcut on), one that fits
+// or that spreads (which turn it off), and what-ifs removing one to several nodes. Every
+// what-if plans or stops as the solve does, and the shortcut answers many of them.
+func TestFirstMoveStopsWhereTheSolveStops(t *testing.T) {
+	clusters, changes := 40, 25
+	if testing.Short() {
+		clusters = 12
+	}
+	answered, stopped := 0, 0
+	for seed := int64(1); seed <= int64(clusters); seed++ {
+		r := rand.New(rand.NewSource(seed))
+		grown, _ := growCluster(t, r, seed%3 == 0)
+		in := grown.Input()
+		in.Pods = pendingPods(r)
+		c, err := scheduling.Prepare(in)
+		require.NoError(t, err)
+		nodes := in.ExistingNodes
+		for step := range changes {
+			var change scheduling.Change
+			remove := 1 + r.Intn(2)
+			if r.Intn(5) == 0 {
+				remove = 1 + r.Intn(len(nodes))
+			}
+			for range remove {
+				change.RemoveNodes = append(change.RemoveNodes, nodes[r.Intn(len(nodes))].Node.Name) // a name twice at times
+			}
+			opts := scheduling.Options{StopOnUninitialized: r.Intn(6) > 0, SkipLowerBound: true}
+			if r.Intn(4) == 0 {
+				opts.PreferencePolicy = scheduling.PreferencesIgnore
+			}
+			where := fmt.Sprintf("seed %d, step %d, change %+v, options %+v", seed, step, change, opts)
+			want, wantErr := scheduling.SimulateFresh(c, change, opts)
+			short := scheduling.FirstMoveStop(c, change, opts)
+			got, gotErr := c.Simulate(change, opts)
+			require.Equal(t, wantErr, gotErr, where)
+			require.Empty(t, cmp.Diff(want, got), where)
+			if short != nil {
+				require.Equal(t, wantErr, short, where)
+				answered++
+			}
+			if wantErr != nil {
+				stopped++
+			}
+		}
+	}
+	t.Logf("%d what-ifs stopped at a starting node, %d of them answered without a solve", stopped, answered)
+	require.Greater(t, answered, clusters*changes/20, "the shortcut answers what-ifs")
+	require.Greater(t, stopped, answered, "and leaves others to the solve")
+}
+
+// pendingPods are pods waiting for nodes: none, or some too large for any node's room (16
+// cpus), with at times one that may fit a node, queued before most displaced pods (2 to 3.5
+// cpus), or one that spreads over zones with the web pods, or one that keeps them out of its
+// zone.
+func pendingPods(r *rand.Rand) []*corev1.Pod {
+	var pods []*corev1.Pod
+	if r.Intn(4) == 0 {
+		return nil
+	}
+	for i := range 1 + r.Intn(3) {
+		pods = append(pods, tb.Pod(fmt.Sprintf("waiting-%d", i)).CPU("16").Obj())
+	}
+	switch r.Intn(5) {
+	case 0:
+		pods = append(pods, tb.Pod("fitting").CPU(fmt.Sprintf("%dm", 2000+100*r.Intn(16))).Obj())
+	case 1:
+		pods = append(pods, tb.Pod("spread").CPU("16").Label("app", "web").ZoneSpread(1).Obj()) // counts the web pods
+	case 2:
+		// Too large for any node's room but not for a new node: planned before the displaced
+		// pods, it keeps the web pods out of its zone.
+		pods = append(pods, tb.Pod("guard").CPU("7500m").AntiAffinity(corev1.LabelTopologyZone, map[string]string{"app": "web"}).Obj())
+	}
+	return pods
+}
+
+// TestFirstMoveLeavesTheRestToTheSolve: a what-if whose first displaced pod lands on a node
+// still starting is answered without a solve when what is placed before it is known: pending
+// pods queued before it that take room where they land as the cluster is; not when one of them
+// would land on a removed node, nor when a pending pod's rule keeps it out of a zone. Each
+// case stops where the solve from scratch stops.
+func TestFirstMoveLeavesTheRestToTheSolve(t *testing.T) {
+	node := func(name, zone string) *tb.NodeBuilder {
+		return tb.Node(name, "4", "8Gi", 20).NodePool("default").Zone(zone)
+	}
+	for _, tc := range []struct {
+		name string
+		// filler is what a-full's pod asks, 3900m unless said.
+		filler  string
+		pending []*corev1.Pod
+		// stopped is the stop's pod and node, "" when the what-if plans to the end.
+		stopped  string
+		answered bool // by the shortcut
+	}{{
+		name:     "nothing else moves: the first node with room, still starting",
+		stopped:  "default/web-1 c-starting",
+		answered: true,
+	}, {
+		name:     "a pending pod, queued first, takes that node's room",
+		pending:  []*corev1.Pod{tb.Pod("big").CPU("3500m").Obj()},
+		stopped:  "default/web-1 d-starting",
+		answered: true,
+	}, {
+		name:    "a pending pod queued after it takes no room from it",
+		filler:  "2900m",
+		pending: []*corev1.Pod{tb.Pod("late").CPU("500m").Obj()},
+	}, {
+		name:    "a pending pod queued first lands on the removed node as the cluster is, elsewhere without it",
+		pending: []*corev1.Pod{tb.Pod("mid").CPU("2").Obj()},
+		stopped: "default/web-1 c-starting",
+	}, {
+		name: "a pending pod planned first keeps web pods out of its zone",
+		pending: []*corev1.Pod{tb.Pod("guard").CPU("6").NodeSelector(corev1.LabelTopologyZone, "us-west-2a").
+			AntiAffinity(corev1.LabelTopologyZone, map[string]string{"app": "web"}).Obj()},
+		stopped: "default/web-1 d-starting",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			filler := tc.filler
+			if filler == "" {
+				filler = "3900m"
+			}
+			existing := nodes(
+				node("a-full", "us-west-2a").Pods(tb.Pod("filler").CPU(filler).Obj()).Obj(),
+				node("b-leaving", "us-west-2b").Pods(webPod("web-1", "1")).Obj(),
+				node("c-starting", "us-west-2a").Uninitialized().Obj(),
+				node("d-starting", "us-west-2b").Uninitialized().Obj(),
+			)
+			c, err := scheduling.Prepare(scheduling.Input{Pods: tc.pending, NodePools: pools(defaultPool()), ExistingNodes: existing})
+			require.NoError(t, err)
+			change, opts := scheduling.Change{RemoveNodes: []string{"b-leaving"}}, scheduling.Options{StopOnUninitialized: true}
+			wantPlan, want := scheduling.SimulateFresh(c, change, opts)
+			if tc.stopped == "" {
+				require.NoError(t, want)
+			} else {
+				var stop *scheduling.UninitializedError
+				require.ErrorAs(t, want, &stop)
+				require.Equal(t, tc.stopped, stop.Pod+" "+stop.Node)
+			}
+			short := scheduling.FirstMoveStop(c, change, opts)
+			if tc.answered {
+				require.Equal(t, want, short)
+			} else {
+				require.NoError(t, short)
+			}
+			plan, got := c.Simulate(change, opts)
+			require.Equal(t, want, got)
+			require.Empty(t, cmp.Diff(wantPlan, plan))
+		})
+	}
+}
