@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -52,6 +53,9 @@ type nodeFacts struct {
 	// topology reads before it knows whether any rule exists), so that a solve does not walk
 	// every pod of the cluster for them.
 	volumePods, antiAffinityPods []*corev1.Pod
+	// leaving memoises, per preference policy (Respect, Ignore), what firstMoves reads of the
+	// pods that leave with the node; worked out when first asked, by whichever solve asks.
+	leaving [2]atomic.Pointer[leavingPods]
 }
 
 // ownUsed returns the node's used room to write, a copy of its own from the first write on.

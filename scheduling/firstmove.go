@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,12 +18,14 @@ import (
 //
 // It is exact when, besides the change removing nodes and nothing else:
 //   - no rule of topology exists (no pending or displaced pod declares a term, no running pod
-//     has required anti-affinity or a volume: the state's base lists none), so every pod is
-//     plain, placed by its room, labels and taints alone, and its queue key is its own;
+//     has required anti-affinity), so every pod is placed by its room, labels, taints, ports
+//     and volumes alone, and a plain pod's queue key is its own;
 //   - no pending pod queued before the first displaced pod lands, as the state is, on a node
 //     the change removes: each then lands where it does in the state (the removed nodes it
 //     passed did not take it), or on no existing node;
-//   - the displaced pods bring no host port, volume, conversion error or name given twice;
+//   - the displaced pods are plain (no host port, no claim), so their queue keys are their
+//     own; the first one's name is not given twice; the dimensions cover them all (else the
+//     solve prepares the cluster anew);
 //   - the solve is the default strategy's, untraced.
 //
 // Then the solve, existing nodes first or interleaved alike, reaches the first displaced pod
@@ -41,11 +44,10 @@ type firstMoves struct {
 	landed  []int
 	// keys holds the pending pods' keys: a displaced pod of the same name is refused.
 	keys map[string]bool
-	// Scratch of one what-if: the displaced pods, their keys, the removed nodes by index,
-	// the room the pending pods before the first displaced one take, by node index, and
-	// that pod as the solve would take it.
-	pods      []*corev1.Pod
-	seen      map[string]bool
+	// Scratch of one what-if: what leaves with the removed nodes, those nodes by index, the
+	// room the pending pods before the first displaced pod take, by node index, and that pod
+	// as the solve would take it.
+	leaving   []*leavingPods
 	removed   []bool
 	removedAt []int
 	taken     map[int]resources.Vector
@@ -63,9 +65,6 @@ func (c *Cluster) firstMovesFor(b *base, policy PreferencePolicy) *firstMoves {
 
 func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	fm := &firstMoves{base: b, policy: policy}
-	if len(b.listing) > 0 {
-		return fm // running pods with required anti-affinity or volumes
-	}
 	in := c.in
 	in.Options = Options{PreferencePolicy: policy, SkipLowerBound: true}
 	st := start{base: b, delta: &nodeDelta{}, ranked: true, fresh: len(in.Pods), keeps: true}
@@ -102,10 +101,72 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 			fm.keys[podKey(p)] = true
 		}
 	}
-	fm.seen, fm.taken = map[string]bool{}, map[int]resources.Vector{}
+	fm.taken = map[int]resources.Vector{}
 	fm.removed = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
 	return fm
+}
+
+// leavingPods is what firstMoves reads of the pods that leave with a node (movesWithNode).
+type leavingPods struct {
+	// usable is set when every one is plain, as far as it converts (no topology term, host
+	// port or claim: its queue key is its own), the dimensions cover them all and no name
+	// comes twice.
+	usable bool
+	// first is the conversion of the first of them in queue order, among those that convert;
+	// nil when none does.
+	first *podInfo
+	// keys are all their names.
+	keys []string
+}
+
+// leavingOf returns what firstMoves reads of the pods that leave with node i of the base
+// (input position), memoised on the node's conversion.
+func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPods {
+	slot := 0
+	if policy == PreferencesIgnore {
+		slot = 1
+	}
+	facts := b.nodes[b.rank[i]].nodeFacts
+	if l := facts.leaving[slot].Load(); l != nil {
+		return l
+	}
+	var pods []*corev1.Pod
+	for _, p := range b.inputNodes[i].Pods {
+		if p != nil && movesWithNode(p) {
+			pods = append(pods, p)
+		}
+	}
+	l := &leavingPods{usable: c.prep.dims.CoversPods(pods), keys: make([]string, len(pods))}
+	for k, conv := range c.prep.pods.convert(pods, c.prep.dims, policy) {
+		p := conv.info
+		l.keys[k] = p.key
+		if topology.DeclaresTerms(pods[k]) || slices.Contains(l.keys[:k], p.key) {
+			l.usable = false
+		}
+		if conv.err != nil {
+			continue // not queued
+		}
+		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || claimsVolumes(pods[k]) {
+			l.usable = false
+		}
+		if l.first == nil || compareQueued(p, l.first, p.plainOrderKey, l.first.plainOrderKey) < 0 {
+			l.first = p
+		}
+	}
+	facts.leaving[slot].Store(l)
+	return l
+}
+
+// claimsVolumes reports whether the pod has a persistentVolumeClaim or generic ephemeral
+// volume, the only ones the volume index reads.
+func claimsVolumes(pod *corev1.Pod) bool {
+	for i := range pod.Spec.Volumes {
+		if v := &pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // firstMoveStop returns the error Simulate(change, opts) would return when its first
@@ -133,6 +194,7 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 		return nil
 	}
 	defer fm.reset()
+	var first *podInfo
 	for _, name := range change.RemoveNodes {
 		i, ok := b.index[name]
 		if !ok {
@@ -143,35 +205,34 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 		}
 		fm.removed[b.rank[i]] = true
 		fm.removedAt = append(fm.removedAt, b.rank[i])
-		for _, p := range b.inputNodes[i].Pods {
-			if p != nil && movesWithNode(p) {
-				fm.pods = append(fm.pods, p)
-			}
+		l := c.leavingOf(b, i, policy)
+		if !l.usable {
+			return nil
+		}
+		fm.leaving = append(fm.leaving, l)
+		if l.first != nil && (first == nil || compareQueued(l.first, first, l.first.plainOrderKey, first.plainOrderKey) < 0) {
+			first = l.first
 		}
 	}
-	if len(fm.pods) == 0 || !c.prep.dims.CoversPods(fm.pods) {
+	if first == nil || fm.keys[first.key] {
 		return nil
 	}
-	var first *podConversion
-	for k, conv := range c.prep.pods.convert(fm.pods, c.prep.dims, policy) {
-		if conv.err != nil {
-			return nil
+	if len(fm.leaving) > 1 {
+		seen := 0
+		for _, l := range fm.leaving {
+			for _, k := range l.keys {
+				if k == first.key {
+					seen++
+				}
+			}
 		}
-		p := conv.info
-		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || fm.keys[p.key] || fm.seen[p.key] || topology.DeclaresTerms(fm.pods[k]) {
-			return nil
-		}
-		if vols, err := fm.s.volumes.ForPod(fm.pods[k]); err != nil || len(vols.Claims)+len(vols.Alternatives) > 0 {
-			return nil
-		}
-		fm.seen[p.key] = true
-		if first == nil || compareQueued(p, first.info, p.plainOrderKey, first.info.plainOrderKey) < 0 {
-			first = conv
+		if seen > 1 {
+			return nil // given twice: the solve refuses one
 		}
 	}
 	// The pending pods queued before it, and the room they take.
 	before := sort.Search(len(fm.pending), func(i int) bool {
-		return compareQueued(fm.pending[i], first.info, fm.pending[i].orderKey, first.info.plainOrderKey) > 0
+		return compareQueued(fm.pending[i], first, fm.pending[i].orderKey, first.plainOrderKey) > 0
 	})
 	for i, at := range fm.landed[:before] {
 		switch {
@@ -186,7 +247,7 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 	}
 	// The pod as the solve has it when its turn comes: plain, its preferences all in force.
 	p := &fm.first
-	*p = *first.info
+	*p = *first
 	p.memoClass, p.orderKey = p.plainClass, p.plainOrderKey
 	n := fm.s.firstExisting(p, false, func(i int) bool {
 		if fm.removed[i] {
@@ -209,9 +270,9 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 
 // reset clears one what-if's scratch.
 func (fm *firstMoves) reset() {
-	clear(fm.seen)
 	clear(fm.taken)
-	fm.pods = fm.pods[:0]
+	clear(fm.leaving)
+	fm.leaving = fm.leaving[:0]
 	for _, i := range fm.removedAt {
 		fm.removed[i] = false
 	}

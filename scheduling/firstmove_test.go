@@ -93,18 +93,25 @@ func pendingPods(r *rand.Rand) []*corev1.Pod {
 
 // TestFirstMoveLeavesTheRestToTheSolve: a what-if whose first displaced pod lands on a node
 // still starting is answered without a solve when what is placed before it is known: pending
-// pods queued before it that take room where they land as the cluster is; not when one of them
-// would land on a removed node, nor when a pending pod's rule keeps it out of a zone. Each
-// case stops where the solve from scratch stops.
+// pods queued before it that take room where they land as the cluster is. Not when one of them
+// would land on a removed node, when a pending pod's rule keeps it out of a zone, when the
+// displaced pod spreads, nor when its name is given twice. Each case plans or stops as the
+// solve from scratch does.
 func TestFirstMoveLeavesTheRestToTheSolve(t *testing.T) {
-	node := func(name, zone string) *tb.NodeBuilder {
-		return tb.Node(name, "4", "8Gi", 20).NodePool("default").Zone(zone)
+	node := func(name, zone string, pods ...*corev1.Pod) *tb.NodeBuilder {
+		return tb.Node(name, "4", "8Gi", 20).NodePool("default").Zone(zone).Pods(pods...)
+	}
+	spreadWeb := func(name string) *corev1.Pod {
+		return tb.Pod(name).Label("app", "web").CPU("1").HostnameSpread(1).Obj()
 	}
 	for _, tc := range []struct {
 		name string
 		// filler is what a-full's pod asks, 3900m unless said.
 		filler  string
 		pending []*corev1.Pod
+		// leaving runs on b-leaving (web-1 of 1 cpu unless said), starting on c-starting;
+		// alsoLeaving, when set, on e-leaving, which leaves too.
+		leaving, starting, alsoLeaving []*corev1.Pod
 		// stopped is the stop's pod and node, "" when the what-if plans to the end.
 		stopped  string
 		answered bool // by the shortcut
@@ -130,21 +137,41 @@ func TestFirstMoveLeavesTheRestToTheSolve(t *testing.T) {
 		pending: []*corev1.Pod{tb.Pod("guard").CPU("6").NodeSelector(corev1.LabelTopologyZone, "us-west-2a").
 			AntiAffinity(corev1.LabelTopologyZone, map[string]string{"app": "web"}).Obj()},
 		stopped: "default/web-1 d-starting",
+	}, {
+		name:     "the displaced pod spreads over nodes and skips the one that runs a pod like it",
+		leaving:  []*corev1.Pod{spreadWeb("web-1")},
+		starting: []*corev1.Pod{spreadWeb("web-0")},
+		stopped:  "default/web-1 d-starting",
+	}, {
+		name:    "a pending pod of the same name: the displaced one is refused",
+		pending: []*corev1.Pod{tb.Pod("web-1").CPU("16").Obj()},
+	}, {
+		name:        "two displaced pods of one name: the second in input order is refused",
+		leaving:     []*corev1.Pod{webPod("web-1", "1")},
+		alsoLeaving: []*corev1.Pod{tb.Pod("web-1").Label("app", "web").CPU("1").NodeSelector(corev1.LabelTopologyZone, "us-west-2b").Obj()},
+		stopped:     "default/web-1 c-starting",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			filler := tc.filler
+			filler, leaving := tc.filler, tc.leaving
 			if filler == "" {
 				filler = "3900m"
 			}
+			if leaving == nil {
+				leaving = []*corev1.Pod{webPod("web-1", "1")}
+			}
 			existing := nodes(
-				node("a-full", "us-west-2a").Pods(tb.Pod("filler").CPU(filler).Obj()).Obj(),
-				node("b-leaving", "us-west-2b").Pods(webPod("web-1", "1")).Obj(),
-				node("c-starting", "us-west-2a").Uninitialized().Obj(),
+				node("a-full", "us-west-2a", tb.Pod("filler").CPU(filler).Obj()).Obj(),
+				node("b-leaving", "us-west-2b", leaving...).Obj(),
+				node("c-starting", "us-west-2a", tc.starting...).Uninitialized().Obj(),
 				node("d-starting", "us-west-2b").Uninitialized().Obj(),
 			)
+			change, opts := scheduling.Change{RemoveNodes: []string{"b-leaving"}}, scheduling.Options{StopOnUninitialized: true}
+			if tc.alsoLeaving != nil {
+				existing = append(existing, node("e-leaving", "us-west-2b", tc.alsoLeaving...).Obj())
+				change.RemoveNodes = append(change.RemoveNodes, "e-leaving")
+			}
 			c, err := scheduling.Prepare(scheduling.Input{Pods: tc.pending, NodePools: pools(defaultPool()), ExistingNodes: existing})
 			require.NoError(t, err)
-			change, opts := scheduling.Change{RemoveNodes: []string{"b-leaving"}}, scheduling.Options{StopOnUninitialized: true}
 			wantPlan, want := scheduling.SimulateFresh(c, change, opts)
 			if tc.stopped == "" {
 				require.NoError(t, want)
