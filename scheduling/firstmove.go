@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -48,6 +47,8 @@ type firstMoves struct {
 	// room the pending pods before the first displaced pod take, by node index, and that pod
 	// as the solve would take it.
 	leaving   []*leavingPods
+	displaced []*podInfo
+	seen      map[string]bool
 	removed   []bool
 	removedAt []int
 	taken     map[int]resources.Vector
@@ -101,7 +102,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 			fm.keys[podKey(p)] = true
 		}
 	}
-	fm.taken = map[int]resources.Vector{}
+	fm.taken, fm.seen = map[int]resources.Vector{}, map[string]bool{}
 	fm.removed = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
 	return fm
@@ -113,9 +114,8 @@ type leavingPods struct {
 	// port or claim: its queue key is its own), the dimensions cover them all and no name
 	// comes twice.
 	usable bool
-	// first is the conversion of the first of them in queue order, among those that convert;
-	// nil when none does.
-	first *podInfo
+	// queued are the conversions of those that convert, in queue order.
+	queued []*podInfo
 	// keys are all their names.
 	keys []string
 }
@@ -150,13 +150,15 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || claimsVolumes(pods[k]) {
 			l.usable = false
 		}
-		if l.first == nil || compareQueued(p, l.first, p.plainOrderKey, l.first.plainOrderKey) < 0 {
-			l.first = p
-		}
+		l.queued = append(l.queued, p)
 	}
+	slices.SortFunc(l.queued, comparePlain)
 	facts.leaving[slot].Store(l)
 	return l
 }
+
+// comparePlain is the queue's order of two plain pods.
+func comparePlain(a, b *podInfo) int { return compareQueued(a, b, a.plainOrderKey, b.plainOrderKey) }
 
 // claimsVolumes reports whether the pod has a persistentVolumeClaim or generic ephemeral
 // volume, the only ones the volume index reads.
@@ -169,9 +171,15 @@ func claimsVolumes(pod *corev1.Pod) bool {
 	return false
 }
 
-// firstMoveStop returns the error Simulate(change, opts) would return when its first
-// displaced pod lands on a node still starting and the state allows telling so without a
-// solve (see firstMoves); nil otherwise.
+// firstMoveStop returns the error Simulate(change, opts) would return when a displaced pod
+// lands on a node still starting in the solve's first round, and the state allows telling
+// so without a solve (see firstMoves); nil otherwise.
+//
+// The solve's first round tries every pod of the queue, in order, on the existing nodes first:
+// that is what firstMoveStop follows, on the state as it is, less the removed nodes, with the
+// room the pods placed so far take (taken). A pending pod lands where it does in the state
+// while nothing before it changed; a displaced pod that fits no existing node waits or goes
+// to a new node, which changes no existing node for the plain pods that follow.
 func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError {
 	if !opts.StopOnUninitialized || len(opts.Trace) > 0 || (opts.Strategy != "" && opts.Strategy != StrategyCheapest) || len(change.RemoveNodes) == 0 ||
 		len(change.Cordon)+len(change.Evict)+len(change.AddPods)+len(change.RemovePods)+len(change.Initialize)+len(change.Requirements) > 0 {
@@ -194,7 +202,6 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 		return nil
 	}
 	defer fm.reset()
-	var first *podInfo
 	for _, name := range change.RemoveNodes {
 		i, ok := b.index[name]
 		if !ok {
@@ -210,46 +217,62 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 			return nil
 		}
 		fm.leaving = append(fm.leaving, l)
-		if l.first != nil && (first == nil || compareQueued(l.first, first, l.first.plainOrderKey, first.plainOrderKey) < 0) {
-			first = l.first
-		}
 	}
-	if first == nil || fm.keys[first.key] {
-		return nil
-	}
+	displaced := fm.leaving[0].queued
 	if len(fm.leaving) > 1 {
-		seen := 0
 		for _, l := range fm.leaving {
 			for _, k := range l.keys {
-				if k == first.key {
-					seen++
+				if fm.seen[k] {
+					return nil // a name given twice: the solve refuses the second in input order
+				}
+				fm.seen[k] = true
+			}
+			fm.displaced = append(fm.displaced, l.queued...)
+		}
+		slices.SortFunc(fm.displaced, comparePlain)
+		displaced = fm.displaced
+	}
+	changed := false // whether the pods so far left the nodes otherwise than the pending pods' landings
+	pi := 0
+	for _, d := range displaced {
+		if fm.keys[d.key] {
+			continue // a pending pod's name: the solve refuses it
+		}
+		for ; pi < len(fm.pending) && compareQueued(fm.pending[pi], d, fm.pending[pi].orderKey, d.plainOrderKey) < 0; pi++ {
+			p, at := fm.pending[pi], fm.landed[pi]
+			if changed || (at >= 0 && fm.removed[at]) {
+				if p.memoClass == "" {
+					return nil // only a plain pod's landing reads room alone
+				}
+				changed = true
+				at = -1
+				if n := fm.firstFit(p); n != nil {
+					at = n.index
 				}
 			}
+			fm.take(at, p.requests)
 		}
-		if seen > 1 {
-			return nil // given twice: the solve refuses one
-		}
-	}
-	// The pending pods queued before it, and the room they take.
-	before := sort.Search(len(fm.pending), func(i int) bool {
-		return compareQueued(fm.pending[i], first, fm.pending[i].orderKey, first.plainOrderKey) > 0
-	})
-	for i, at := range fm.landed[:before] {
+		// The pod as the solve has it when its turn comes: plain, its preferences all in force.
+		p := &fm.first
+		*p = *d
+		p.memoClass, p.orderKey = p.plainClass, p.plainOrderKey
+		n := fm.firstFit(p)
 		switch {
-		case at < 0:
-		case fm.removed[at]:
-			return nil // it lands elsewhere without the node
-		case fm.taken[at] == nil:
-			fm.taken[at] = fm.pending[i].requests.Clone()
-		default:
-			fm.taken[at].Add(fm.pending[i].requests)
+		case n == nil:
+			continue // it waits, or goes to a new node
+		case !n.initialized:
+			return &UninitializedError{Pod: p.key, Node: n.name}
 		}
+		fm.take(n.index, p.requests)
+		changed = true
 	}
-	// The pod as the solve has it when its turn comes: plain, its preferences all in force.
-	p := &fm.first
-	*p = *first
-	p.memoClass, p.orderKey = p.plainClass, p.plainOrderKey
-	n := fm.s.firstExisting(p, false, func(i int) bool {
+	return nil
+}
+
+// firstFit is the first node, in rank order, that takes p on the state as it is, less the
+// removed nodes and the room taken.
+func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
+	return fm.s.firstExisting(p, false, func(i int) bool {
 		if fm.removed[i] {
 			return true
 		}
@@ -262,17 +285,27 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 		fm.used.Add(taken)
 		return !resources.FitsSum(fm.used, p.requests, n.allocatable)
 	})
-	if n == nil || n.initialized {
-		return nil
+}
+
+// take adds requests to the room taken on node at (none when at < 0).
+func (fm *firstMoves) take(at int, requests resources.Vector) {
+	switch {
+	case at < 0:
+	case fm.taken[at] == nil:
+		fm.taken[at] = requests.Clone()
+	default:
+		fm.taken[at].Add(requests)
 	}
-	return &UninitializedError{Pod: p.key, Node: n.name}
 }
 
 // reset clears one what-if's scratch.
 func (fm *firstMoves) reset() {
 	clear(fm.taken)
+	clear(fm.seen)
 	clear(fm.leaving)
 	fm.leaving = fm.leaving[:0]
+	clear(fm.displaced)
+	fm.displaced = fm.displaced[:0]
 	for _, i := range fm.removedAt {
 		fm.removed[i] = false
 	}

@@ -91,12 +91,13 @@ func pendingPods(r *rand.Rand) []*corev1.Pod {
 	return pods
 }
 
-// TestFirstMoveLeavesTheRestToTheSolve: a what-if whose first displaced pod lands on a node
-// still starting is answered without a solve when what is placed before it is known: pending
-// pods queued before it that take room where they land as the cluster is. Not when one of them
-// would land on a removed node, when a pending pod's rule keeps it out of a zone, when the
-// displaced pod spreads, nor when its name is given twice. Each case plans or stops as the
-// solve from scratch does.
+// TestFirstMoveLeavesTheRestToTheSolve: a what-if whose displaced pod lands on a node still
+// starting in the solve's first round is answered without a solve when what is placed before
+// it is known: pending pods that take room where they land as the cluster is, or without the
+// removed node when they are plain, and displaced pods that take a ready node's room. Not when
+// a pending pod with a host port must find another node, when a pending pod's rule keeps it
+// out of a zone, when the displaced pod spreads, nor when its name is given twice. Each case
+// plans or stops as the solve from scratch does.
 func TestFirstMoveLeavesTheRestToTheSolve(t *testing.T) {
 	node := func(name, zone string, pods ...*corev1.Pod) *tb.NodeBuilder {
 		return tb.Node(name, "4", "8Gi", 20).NodePool("default").Zone(zone).Pods(pods...)
@@ -129,14 +130,33 @@ func TestFirstMoveLeavesTheRestToTheSolve(t *testing.T) {
 		filler:  "2900m",
 		pending: []*corev1.Pod{tb.Pod("late").CPU("500m").Obj()},
 	}, {
-		name:    "a pending pod queued first lands on the removed node as the cluster is, elsewhere without it",
-		pending: []*corev1.Pod{tb.Pod("mid").CPU("2").Obj()},
+		name:     "a pending pod queued first lands on the removed node as the cluster is, elsewhere without it",
+		pending:  []*corev1.Pod{tb.Pod("mid").CPU("2").Obj()},
+		stopped:  "default/web-1 c-starting",
+		answered: true,
+	}, {
+		name:    "the same with a host port: where it lands without the node is left to the solve",
+		pending: []*corev1.Pod{tb.Pod("porter").CPU("2").HostPort(8080).Obj()},
 		stopped: "default/web-1 c-starting",
+	}, {
+		name:     "a displaced pod that fits a ready node takes its room from the next",
+		filler:   "2900m",
+		leaving:  []*corev1.Pod{webPod("web-1", "1"), webPod("web-2", "1")},
+		stopped:  "default/web-2 c-starting",
+		answered: true,
 	}, {
 		name: "a pending pod planned first keeps web pods out of its zone",
 		pending: []*corev1.Pod{tb.Pod("guard").CPU("6").NodeSelector(corev1.LabelTopologyZone, "us-west-2a").
 			AntiAffinity(corev1.LabelTopologyZone, map[string]string{"app": "web"}).Obj()},
 		stopped: "default/web-1 d-starting",
+	}, {
+		name:     "a pending pod queued after that lands elsewhere than it would have",
+		filler:   "2900m",
+		pending:  []*corev1.Pod{tb.Pod("p500").CPU("500m").Obj()},
+		leaving:  []*corev1.Pod{webPod("web-1", "1"), webPod("web-3", "300m")},
+		starting: []*corev1.Pod{tb.Pod("busy").CPU("3500m").Obj()},
+		stopped:  "default/web-3 d-starting",
+		answered: true,
 	}, {
 		name:     "the displaced pod spreads over nodes and skips the one that runs a pod like it",
 		leaving:  []*corev1.Pod{spreadWeb("web-1")},
