@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"container/heap"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,7 +48,7 @@ type firstMoves struct {
 	// room the pending pods before the first displaced pod take, by node index, and that pod
 	// as the solve would take it.
 	leaving   []*leavingPods
-	displaced []*podInfo
+	queue     displacedQueue
 	seen      map[string]bool
 	removed   []bool
 	removedAt []int
@@ -218,7 +219,6 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 		}
 		fm.leaving = append(fm.leaving, l)
 	}
-	displaced := fm.leaving[0].queued
 	if len(fm.leaving) > 1 {
 		for _, l := range fm.leaving {
 			for _, k := range l.keys {
@@ -227,14 +227,12 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 				}
 				fm.seen[k] = true
 			}
-			fm.displaced = append(fm.displaced, l.queued...)
 		}
-		slices.SortFunc(fm.displaced, comparePlain)
-		displaced = fm.displaced
 	}
+	fm.queue.start(fm.leaving)
 	changed := false // whether the pods so far left the nodes otherwise than the pending pods' landings
 	pi := 0
-	for _, d := range displaced {
+	for d := fm.queue.next(); d != nil; d = fm.queue.next() {
 		if fm.keys[d.key] {
 			continue // a pending pod's name: the solve refuses it
 		}
@@ -304,11 +302,59 @@ func (fm *firstMoves) reset() {
 	clear(fm.seen)
 	clear(fm.leaving)
 	fm.leaving = fm.leaving[:0]
-	clear(fm.displaced)
-	fm.displaced = fm.displaced[:0]
 	for _, i := range fm.removedAt {
 		fm.removed[i] = false
 	}
 	fm.removedAt = fm.removedAt[:0]
 	fm.first = podInfo{}
+}
+
+// displacedQueue merges the removed nodes' displaced pods into queue order, one at a time:
+// the walk usually ends after a few of them.
+type displacedQueue struct {
+	lists [][]*podInfo // each in queue order; a heap of their heads when there are several
+}
+
+func (q *displacedQueue) start(leaving []*leavingPods) {
+	clear(q.lists)
+	q.lists = q.lists[:0]
+	for _, l := range leaving {
+		if len(l.queued) > 0 {
+			q.lists = append(q.lists, l.queued)
+		}
+	}
+	if len(q.lists) > 1 {
+		heap.Init(q)
+	}
+}
+
+// next returns the next pod in queue order, nil when none is left.
+func (q *displacedQueue) next() *podInfo {
+	switch len(q.lists) {
+	case 0:
+		return nil
+	case 1:
+		p := q.lists[0][0]
+		if q.lists[0] = q.lists[0][1:]; len(q.lists[0]) == 0 {
+			q.lists = q.lists[:0]
+		}
+		return p
+	}
+	p := q.lists[0][0]
+	if q.lists[0] = q.lists[0][1:]; len(q.lists[0]) == 0 {
+		heap.Pop(q)
+	} else {
+		heap.Fix(q, 0)
+	}
+	return p
+}
+
+func (q *displacedQueue) Len() int           { return len(q.lists) }
+func (q *displacedQueue) Less(i, j int) bool { return comparePlain(q.lists[i][0], q.lists[j][0]) < 0 }
+func (q *displacedQueue) Swap(i, j int)      { q.lists[i], q.lists[j] = q.lists[j], q.lists[i] }
+func (q *displacedQueue) Push(x any)         { q.lists = append(q.lists, x.([]*podInfo)) }
+func (q *displacedQueue) Pop() any {
+	last := q.lists[len(q.lists)-1]
+	q.lists = q.lists[:len(q.lists)-1]
+	return last
 }
