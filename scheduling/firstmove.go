@@ -1,38 +1,32 @@
 package scheduling
 
 import (
-	"container/heap"
-	"slices"
-
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/nodeplan/nodeplan/internal/resources"
-	"github.com/nodeplan/nodeplan/topology"
 )
 
-// Most of consolidation's what-ifs in a cluster that keeps changing end at their first
-// displaced pod: the other ready nodes are full, and the pod lands on a node still starting,
-// which Options.StopOnUninitialized stops at. firstMoves answers that case for a what-if that
-// only removes nodes without setting a solve up for it: solvers set up once per Cluster state
-// for the pending pods alone show where they land and where the first displaced pod would.
+// A consolidation what-if under Options.StopOnUninitialized mostly ends in the solve's first
+// round: the ready nodes are nearly full, and a displaced pod lands on a node still starting.
+// firstMoves answers such a what-if, one that only removes nodes, without setting a solve up
+// for it: it follows the first round's placements on existing nodes, on solvers of the
+// Cluster state set up once for its pending pods.
 //
-// It is exact when, besides the change removing nodes and nothing else:
+// The first round tries every pod of the queue, in order, on the existing nodes before any new
+// node (existing nodes first or interleaved alike), so firstMoves is exact when nothing else
+// reaches the existing nodes in that round:
 //   - no rule of topology exists (no pending or displaced pod declares a term, no running pod
-//     has required anti-affinity), so every pod is placed by its room, labels, taints, ports
-//     and volumes alone, and a plain pod's queue key is its own;
-//   - no pending pod queued before the first displaced pod lands, as the state is, on a node
-//     the change removes: each then lands where it does in the state (the removed nodes it
-//     passed did not take it), or on no existing node;
-//   - the displaced pods are plain (no host port, no claim), so their queue keys are their
-//     own; the first one's name is not given twice; the dimensions cover them all (else the
-//     solve prepares the cluster anew);
+//     has required anti-affinity): new nodes' pods change no existing node's verdict, and a
+//     plain pod's queue key is its own;
+//   - the displaced pods are plain (no host port, no claim), so a node's room, labels and
+//     taints alone decide where they go; no name is given twice; the dimensions cover them
+//     (else the solve prepares the cluster anew);
+//   - a pending pod lands where it does in the state while nothing before it changed; after a
+//     change, only a plain one is placed again (room alone decides);
 //   - the solve is the default strategy's, untraced.
 //
-// Then the solve, existing nodes first or interleaved alike, reaches the first displaced pod
-// in queue order with the remaining nodes as the state has them, less the room of the pending
-// pods queued before it, and tries it on them in rank order first: the node firstMoves finds.
-// When that node is still starting, the solve stops there with the same error; otherwise the
-// what-if is simulated as usual.
+// A displaced pod that fits no existing node waits, or goes to a new node; one that fits a
+// ready node takes its room; the first that lands on a node still starting ends the solve
+// with the UninitializedError firstMoveStop returns. When none does, the what-if is simulated
+// as usual.
 type firstMoves struct {
 	base   *base
 	policy PreferencePolicy
@@ -44,9 +38,9 @@ type firstMoves struct {
 	landed  []int
 	// keys holds the pending pods' keys: a displaced pod of the same name is refused.
 	keys map[string]bool
-	// Scratch of one what-if: what leaves with the removed nodes, those nodes by index, the
-	// room the pending pods before the first displaced pod take, by node index, and that pod
-	// as the solve would take it.
+	// Scratch of one what-if: what leaves with the removed nodes, in queue order and by name,
+	// those nodes by index, the room the pods placed so far take, by node index, and the
+	// displaced pod being placed as the solve has it.
 	leaving   []*leavingPods
 	queue     displacedQueue
 	seen      map[string]bool
@@ -107,69 +101,6 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	fm.removed = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
 	return fm
-}
-
-// leavingPods is what firstMoves reads of the pods that leave with a node (movesWithNode).
-type leavingPods struct {
-	// usable is set when every one is plain, as far as it converts (no topology term, host
-	// port or claim: its queue key is its own), the dimensions cover them all and no name
-	// comes twice.
-	usable bool
-	// queued are the conversions of those that convert, in queue order.
-	queued []*podInfo
-	// keys are all their names.
-	keys []string
-}
-
-// leavingOf returns what firstMoves reads of the pods that leave with node i of the base
-// (input position), memoised on the node's conversion.
-func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPods {
-	slot := 0
-	if policy == PreferencesIgnore {
-		slot = 1
-	}
-	facts := b.nodes[b.rank[i]].nodeFacts
-	if l := facts.leaving[slot].Load(); l != nil {
-		return l
-	}
-	var pods []*corev1.Pod
-	for _, p := range b.inputNodes[i].Pods {
-		if p != nil && movesWithNode(p) {
-			pods = append(pods, p)
-		}
-	}
-	l := &leavingPods{usable: c.prep.dims.CoversPods(pods), keys: make([]string, len(pods))}
-	for k, conv := range c.prep.pods.convert(pods, c.prep.dims, policy) {
-		p := conv.info
-		l.keys[k] = p.key
-		if topology.DeclaresTerms(pods[k]) || slices.Contains(l.keys[:k], p.key) {
-			l.usable = false
-		}
-		if conv.err != nil {
-			continue // not queued
-		}
-		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || claimsVolumes(pods[k]) {
-			l.usable = false
-		}
-		l.queued = append(l.queued, p)
-	}
-	slices.SortFunc(l.queued, comparePlain)
-	facts.leaving[slot].Store(l)
-	return l
-}
-
-// comparePlain is the queue's order of two plain pods.
-func comparePlain(a, b *podInfo) int { return compareQueued(a, b, a.plainOrderKey, b.plainOrderKey) }
-
-// claimsVolumes reports whether the pod has a persistentVolumeClaim or generic ephemeral
-// volume, the only ones the volume index reads.
-func claimsVolumes(pod *corev1.Pod) bool {
-	for i := range pod.Spec.Volumes {
-		if v := &pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // firstMoveStop returns the error Simulate(change, opts) would return when a displaced pod
@@ -307,54 +238,4 @@ func (fm *firstMoves) reset() {
 	}
 	fm.removedAt = fm.removedAt[:0]
 	fm.first = podInfo{}
-}
-
-// displacedQueue merges the removed nodes' displaced pods into queue order, one at a time:
-// the walk usually ends after a few of them.
-type displacedQueue struct {
-	lists [][]*podInfo // each in queue order; a heap of their heads when there are several
-}
-
-func (q *displacedQueue) start(leaving []*leavingPods) {
-	clear(q.lists)
-	q.lists = q.lists[:0]
-	for _, l := range leaving {
-		if len(l.queued) > 0 {
-			q.lists = append(q.lists, l.queued)
-		}
-	}
-	if len(q.lists) > 1 {
-		heap.Init(q)
-	}
-}
-
-// next returns the next pod in queue order, nil when none is left.
-func (q *displacedQueue) next() *podInfo {
-	switch len(q.lists) {
-	case 0:
-		return nil
-	case 1:
-		p := q.lists[0][0]
-		if q.lists[0] = q.lists[0][1:]; len(q.lists[0]) == 0 {
-			q.lists = q.lists[:0]
-		}
-		return p
-	}
-	p := q.lists[0][0]
-	if q.lists[0] = q.lists[0][1:]; len(q.lists[0]) == 0 {
-		heap.Pop(q)
-	} else {
-		heap.Fix(q, 0)
-	}
-	return p
-}
-
-func (q *displacedQueue) Len() int           { return len(q.lists) }
-func (q *displacedQueue) Less(i, j int) bool { return comparePlain(q.lists[i][0], q.lists[j][0]) < 0 }
-func (q *displacedQueue) Swap(i, j int)      { q.lists[i], q.lists[j] = q.lists[j], q.lists[i] }
-func (q *displacedQueue) Push(x any)         { q.lists = append(q.lists, x.([]*podInfo)) }
-func (q *displacedQueue) Pop() any {
-	last := q.lists[len(q.lists)-1]
-	q.lists = q.lists[:len(q.lists)-1]
-	return last
 }

@@ -1,0 +1,72 @@
+package scheduling
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// leavingPods is what firstMoves reads of the pods that leave with a node (movesWithNode).
+type leavingPods struct {
+	// usable is set when every one is plain, as far as it converts (no topology term, host
+	// port or claim: its queue key is its own), the dimensions cover them all and no name
+	// comes twice.
+	usable bool
+	// queued are the conversions of those that convert, in queue order.
+	queued []*podInfo
+	// keys are all their names.
+	keys []string
+}
+
+// leavingOf returns what firstMoves reads of the pods that leave with node i of the base
+// (input position), memoised on the node's conversion.
+func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPods {
+	slot := 0
+	if policy == PreferencesIgnore {
+		slot = 1
+	}
+	facts := b.nodes[b.rank[i]].nodeFacts
+	if l := facts.leaving[slot].Load(); l != nil {
+		return l
+	}
+	var pods []*corev1.Pod
+	for _, p := range b.inputNodes[i].Pods {
+		if p != nil && movesWithNode(p) {
+			pods = append(pods, p)
+		}
+	}
+	l := &leavingPods{usable: c.prep.dims.CoversPods(pods), keys: make([]string, len(pods))}
+	for k, conv := range c.prep.pods.convert(pods, c.prep.dims, policy) {
+		p := conv.info
+		l.keys[k] = p.key
+		if topology.DeclaresTerms(pods[k]) || slices.Contains(l.keys[:k], p.key) {
+			l.usable = false
+		}
+		if conv.err != nil {
+			continue // not queued
+		}
+		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || claimsVolumes(pods[k]) {
+			l.usable = false
+		}
+		l.queued = append(l.queued, p)
+	}
+	slices.SortFunc(l.queued, comparePlain)
+	facts.leaving[slot].Store(l)
+	return l
+}
+
+// comparePlain is the queue's order of two plain pods.
+func comparePlain(a, b *podInfo) int { return compareQueued(a, b, a.plainOrderKey, b.plainOrderKey) }
+
+// claimsVolumes reports whether the pod has a persistentVolumeClaim or generic ephemeral
+// volume, the only ones the volume index reads.
+func claimsVolumes(pod *corev1.Pod) bool {
+	for i := range pod.Spec.Volumes {
+		if v := &pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return true
+		}
+	}
+	return false
+}
