@@ -3,6 +3,7 @@ package scheduling_test
 import (
 	"fmt"
 	"math/rand"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -211,4 +212,52 @@ func TestFirstMoveLeavesTheRestToTheSolve(t *testing.T) {
 			require.Empty(t, cmp.Diff(wantPlan, plan))
 		})
 	}
+}
+
+// TestFirstMovesOnClonesConcurrently runs what-ifs that stop early on clones of one cluster at
+// once: they share the nodes' conversions, where firstMoves memoises what leaves with each
+// node, and must answer as a solve from scratch does (go test -race sees a write to what they
+// share).
+func TestFirstMovesOnClonesConcurrently(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	grown, _ := growCluster(t, r, false)
+	in := grown.Input()
+	in.Pods = []*corev1.Pod{tb.Pod("waiting").CPU("16").Obj(), tb.Pod("fitting").CPU("2").Obj()}
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	opts := scheduling.Options{StopOnUninitialized: true, SkipLowerBound: true}
+	var changes []scheduling.Change
+	var want []error
+	for i := 0; i < len(in.ExistingNodes); i += 2 {
+		change := scheduling.Change{RemoveNodes: []string{in.ExistingNodes[i].Node.Name}}
+		if i+1 < len(in.ExistingNodes) && i%4 == 0 {
+			change.RemoveNodes = append(change.RemoveNodes, in.ExistingNodes[i+1].Node.Name)
+		}
+		_, err := scheduling.SimulateFresh(c, change, opts)
+		changes, want = append(changes, change), append(want, err)
+	}
+	got := make([][]error, 4)
+	var wg sync.WaitGroup
+	for w := range got {
+		clone := c.Clone()
+		got[w] = make([]error, len(changes))
+		wg.Go(func() {
+			for range 2 {
+				for i, change := range changes {
+					_, got[w][i] = clone.Simulate(change, opts)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for w := range got {
+		require.Equal(t, want, got[w], "clone %d", w)
+	}
+	answered := 0
+	for _, change := range changes {
+		if scheduling.FirstMoveStop(c, change, opts) != nil {
+			answered++
+		}
+	}
+	require.Positive(t, answered, "the clones answered what-ifs without a solve")
 }
