@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
@@ -49,6 +51,9 @@ type firstMoves struct {
 	taken     map[int]resources.Vector
 	used      resources.Vector
 	first     podInfo
+	// What the walk found: the stop, or the displaced pods that fit no existing node.
+	stopped *UninitializedError
+	waiting []*podInfo
 }
 
 // firstMovesFor returns the Cluster's firstMoves for its base b and policy, made when missing.
@@ -103,19 +108,72 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	return fm
 }
 
+// FirstRound is how the solve of a what-if that only removes nodes places the displaced pods
+// on existing nodes in its first round, before any is left to new nodes (see
+// Cluster.FirstRound).
+type FirstRound struct {
+	// Stopped is set when a displaced pod lands on a node still starting: the error Simulate
+	// returns under Options.StopOnUninitialized, where the solve ends.
+	Stopped *UninitializedError
+	// Waiting are the displaced pods that fit no existing node at their turn, in queue order
+	// (none when Stopped). When Final, they are exactly the pods the solve plans onto new nodes
+	// or leaves unschedulable: nothing in the cluster can be relaxed (no preference, no
+	// PreferNoSchedule taint), and the existing nodes only fill up, so a pod none of them takes
+	// at its turn takes none later.
+	Waiting []*corev1.Pod
+	Final   bool
+}
+
+// FirstRound tells how Simulate(change, opts) places the displaced pods on existing nodes in
+// its first round, without the solve, for a change that only removes nodes under
+// Options.StopOnUninitialized; ok is false when it cannot tell (see firstMoves for when it
+// can: no rule of topology, plain displaced pods, the default strategy, untraced). It is for
+// callers that only need that much of a what-if: consolidation, whose candidate cannot go
+// when its pods would move to a node still starting, or when those that need a new node
+// need one no cheaper than the candidate.
+func (c *Cluster) FirstRound(change Change, opts Options) (round FirstRound, ok bool) {
+	fm, ok := c.firstRound(change, opts, true)
+	if !ok {
+		return FirstRound{}, false
+	}
+	defer fm.reset()
+	round = FirstRound{Stopped: fm.stopped, Final: fm.stopped == nil && !fm.s.softTaints}
+	if fm.stopped != nil {
+		return round, true
+	}
+	round.Waiting = make([]*corev1.Pod, len(fm.waiting))
+	for i, p := range fm.waiting {
+		round.Waiting[i] = p.pod
+		round.Final = round.Final && len(p.preferences) == 0
+	}
+	return round, true
+}
+
 // firstMoveStop returns the error Simulate(change, opts) would return when a displaced pod
 // lands on a node still starting in the solve's first round, and the state allows telling
 // so without a solve (see firstMoves); nil otherwise.
-//
-// The solve's first round tries every pod of the queue, in order, on the existing nodes first:
-// that is what firstMoveStop follows, on the state as it is, less the removed nodes, with the
-// room the pods placed so far take (taken). A pending pod lands where it does in the state
-// while nothing before it changed; a displaced pod that fits no existing node waits or goes
-// to a new node, which changes no existing node for the plain pods that follow.
 func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError {
+	fm, ok := c.firstRound(change, opts, false)
+	if !ok {
+		return nil
+	}
+	defer fm.reset()
+	return fm.stopped
+}
+
+// firstRound follows the solve's first round on existing nodes for change (see firstMoves),
+// and returns the Cluster's firstMoves holding what it found (stopped, and the waiting pods
+// when asked), or false when it cannot tell. The caller resets it when done.
+//
+// The first round tries every pod of the queue, in order, on the existing nodes first: that
+// is what it follows, on the state as it is, less the removed nodes, with the room the pods
+// placed so far take (taken). A pending pod lands where it does in the state while nothing
+// before it changed; a displaced pod that fits no existing node waits or goes to a new node,
+// which changes no existing node for the plain pods that follow.
+func (c *Cluster) firstRound(change Change, opts Options, waiting bool) (*firstMoves, bool) {
 	if !opts.StopOnUninitialized || len(opts.Trace) > 0 || (opts.Strategy != "" && opts.Strategy != StrategyCheapest) || len(change.RemoveNodes) == 0 ||
 		len(change.Cordon)+len(change.Evict)+len(change.AddPods)+len(change.RemovePods)+len(change.Initialize)+len(change.Requirements) > 0 {
-		return nil
+		return nil, false
 	}
 	policy := opts.PreferencePolicy
 	switch policy {
@@ -123,30 +181,39 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 		policy = PreferencesRespect
 	case PreferencesRespect, PreferencesIgnore:
 	default:
-		return nil // the solve names the error
+		return nil, false // the solve names the error
 	}
 	b := c.base()
 	if b == nil {
-		return nil
+		return nil, false
 	}
 	fm := c.firstMovesFor(b, policy)
 	if fm.s == nil {
-		return nil
+		return nil, false
 	}
-	defer fm.reset()
+	if !fm.walk(c, change, waiting) {
+		fm.reset()
+		return nil, false
+	}
+	return fm, true
+}
+
+// walk is firstRound's walk over the queue; false when it cannot tell.
+func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
+	b := fm.base
 	for _, name := range change.RemoveNodes {
 		i, ok := b.index[name]
 		if !ok {
-			return nil // the solve names the unknown node
+			return false // the solve names the unknown node
 		}
 		if fm.removed[b.rank[i]] {
 			continue
 		}
 		fm.removed[b.rank[i]] = true
 		fm.removedAt = append(fm.removedAt, b.rank[i])
-		l := c.leavingOf(b, i, policy)
+		l := c.leavingOf(b, i, fm.policy)
 		if !l.usable {
-			return nil
+			return false
 		}
 		fm.leaving = append(fm.leaving, l)
 	}
@@ -154,7 +221,7 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 		for _, l := range fm.leaving {
 			for _, k := range l.keys {
 				if fm.seen[k] {
-					return nil // a name given twice: the solve refuses the second in input order
+					return false // a name given twice: the solve refuses the second in input order
 				}
 				fm.seen[k] = true
 			}
@@ -171,7 +238,7 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 			p, at := fm.pending[pi], fm.landed[pi]
 			if changed || (at >= 0 && fm.removed[at]) {
 				if p.memoClass == "" {
-					return nil // only a plain pod's landing reads room alone
+					return false // only a plain pod's landing reads room alone
 				}
 				changed = true
 				at = -1
@@ -188,14 +255,18 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 		n := fm.firstFit(p)
 		switch {
 		case n == nil:
+			if waiting {
+				fm.waiting = append(fm.waiting, d)
+			}
 			continue // it waits, or goes to a new node
 		case !n.initialized:
-			return &UninitializedError{Pod: p.key, Node: n.name}
+			fm.stopped = &UninitializedError{Pod: p.key, Node: n.name}
+			return true
 		}
 		fm.take(n.index, p.requests)
 		changed = true
 	}
-	return nil
+	return true
 }
 
 // firstFit is the first node, in rank order, that takes p on the state as it is, less the
@@ -238,4 +309,7 @@ func (fm *firstMoves) reset() {
 	}
 	fm.removedAt = fm.removedAt[:0]
 	fm.first = podInfo{}
+	fm.stopped = nil
+	clear(fm.waiting)
+	fm.waiting = fm.waiting[:0]
 }

@@ -3,6 +3,7 @@ package scheduling_test
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"sync"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestFirstMoveStopsWhereTheSolveStops(t *testing.T) {
 	if testing.Short() {
 		clusters = 12
 	}
-	answered, stopped := 0, 0
+	answered, stopped, final := 0, 0, 0
 	for seed := int64(1); seed <= int64(clusters); seed++ {
 		r := rand.New(rand.NewSource(seed))
 		grown, _ := growCluster(t, r, seed%3 == 0)
@@ -60,11 +61,47 @@ func TestFirstMoveStopsWhereTheSolveStops(t *testing.T) {
 			if wantErr != nil {
 				stopped++
 			}
+			if round, ok := c.FirstRound(change, opts); ok && round.Final {
+				require.Empty(t, cmp.Diff(leftToNewNodes(want, nodes, change), podKeys(round.Waiting)), where)
+				final++
+			}
 		}
 	}
-	t.Logf("%d what-ifs stopped at a starting node, %d of them answered without a solve", stopped, answered)
+	t.Logf("%d what-ifs stopped at a starting node, %d of them answered without a solve; %d first rounds final", stopped, answered, final)
+	require.Greater(t, final, clusters, "first rounds that tell which pods need new nodes")
 	require.Greater(t, answered, clusters*changes/20, "the shortcut answers what-ifs")
 	require.Greater(t, stopped, answered, "and leaves others to the solve")
+}
+
+// leftToNewNodes are the keys, sorted, of the pods of the change's removed nodes that the
+// plan puts on new nodes or leaves unschedulable (none when it stopped).
+func leftToNewNodes(plan scheduling.Plan, nodes []*scheduling.ExistingNode, change scheduling.Change) []string {
+	removed := map[string]bool{}
+	for _, en := range nodes {
+		if slices.Contains(change.RemoveNodes, en.Node.Name) {
+			for _, p := range en.Pods {
+				removed[p.Namespace+"/"+p.Name] = true
+			}
+		}
+	}
+	out := []string{}
+	for _, pl := range plan.Placements {
+		if k := pl.Pod.Namespace + "/" + pl.Pod.Name; removed[k] && (pl.NodeClaim >= 0 || pl.Node == "") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// podKeys are the pods' namespace/name, sorted.
+func podKeys(pods []*corev1.Pod) []string {
+	out := []string{}
+	for _, p := range pods {
+		out = append(out, p.Namespace+"/"+p.Name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // pendingPods are pods waiting for nodes: none, or some too large for any node's room (16
@@ -260,4 +297,53 @@ func TestFirstMovesOnClonesConcurrently(t *testing.T) {
 		}
 	}
 	require.Positive(t, answered, "the clones answered what-ifs without a solve")
+}
+
+// TestFirstRoundWaitingIsFinal: the displaced pods no existing node takes in the first round
+// are those left to new nodes only when nothing can be relaxed. With a PreferNoSchedule taint
+// or a preference, a pod that waits, and finds no new node (the NodePool's limits), comes back
+// to an existing node: the round is not final.
+func TestFirstRoundWaitingIsFinal(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ready *tb.NodeBuilder
+		web   *tb.PodBuilder
+		final bool
+	}{{
+		name:  "a ready node too small: the pod waits for good",
+		ready: tb.Node("a-ready", "4", "8Gi", 20).Pods(tb.Pod("filler").CPU("3500m").Obj()),
+		web:   tb.Pod("web-1").CPU("1"),
+		final: true,
+	}, {
+		name:  "a ready node with a PreferNoSchedule taint takes it once it tolerates that",
+		ready: tb.Node("a-ready", "4", "8Gi", 20).Taint("spare", "true", corev1.TaintEffectPreferNoSchedule),
+		web:   tb.Pod("web-1").CPU("1"),
+	}, {
+		name:  "a pod preferring another zone takes the ready node once it gives that up",
+		ready: tb.Node("a-ready", "4", "8Gi", 20),
+		web:   tb.Pod("web-1").CPU("1").PreferredTerm(10, tb.In(corev1.LabelTopologyZone, "us-west-2b")),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			existing := nodes(
+				tc.ready.NodePool("default").Zone("us-west-2a").Obj(),
+				tb.Node("b-leaving", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Pods(tc.web.Obj()).Obj(),
+			)
+			pool := tb.NodePool("default", c2(), c4(), c8()).Limit(corev1.ResourceCPU, "4") // full without b-leaving too: no new node
+			c, err := scheduling.Prepare(scheduling.Input{NodePools: pools(pool.Obj()), ExistingNodes: existing})
+			require.NoError(t, err)
+			change, opts := scheduling.Change{RemoveNodes: []string{"b-leaving"}}, scheduling.Options{StopOnUninitialized: true}
+			round, ok := c.FirstRound(change, opts)
+			require.True(t, ok)
+			require.Nil(t, round.Stopped)
+			require.Equal(t, []string{"default/web-1"}, podKeys(round.Waiting))
+			require.Equal(t, tc.final, round.Final)
+			plan, err := scheduling.SimulateFresh(c, change, opts)
+			require.NoError(t, err)
+			if tc.final {
+				require.Equal(t, podKeys(round.Waiting), leftToNewNodes(plan, existing, change))
+			} else {
+				require.Empty(t, leftToNewNodes(plan, existing, change), "the pod ends on the ready node")
+			}
+		})
+	}
 }
