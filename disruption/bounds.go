@@ -292,6 +292,12 @@ func (ix *offerIndex) lower(n need, oneNode bool) float64 {
 // node must then all go to one new node (a node is replaced by one node at most).
 func (d *decider) setBound(set []*nodeState, rooms *roomIndex, extra need, oneNode bool, limit float64) string {
 	n, lower := d.newNodesLower(set, rooms, extra, oneNode)
+	return boundReason(n, lower, limit)
+}
+
+// boundReason says why new nodes for n, which cost at least lower, cannot cost less than
+// limit ("" when they might).
+func boundReason(n need, lower, limit float64) string {
 	if n.total == (vec{}) {
 		return ""
 	}
@@ -302,6 +308,38 @@ func (d *decider) setBound(set []*nodeState, rooms *roomIndex, extra need, oneNo
 		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and new capacity for it costs at least $%.4f/h, not less than $%.4f/h", describeVec(n.total), lower, limit)
 	}
 	return ""
+}
+
+// firstRound rules on removing node c alone, for a decision that only needs its commands,
+// from the scheduler's first round without a solve (scheduling.Cluster.FirstRound): the
+// outcome fails when a pod of c would move to a node still starting, or when the pods no
+// staying node takes, which must all go to one new node, need one that costs no less than c.
+// told is false when the first round cannot tell, or does not rule the removal out: it is
+// then simulated.
+func (d *decider) firstRound(cluster *scheduling.Cluster, c *nodeState) (o *outcome, told bool) {
+	cands := []*nodeState{c}
+	change := d.sim.change(cands, nil)
+	round, ok := cluster.FirstRound(change, scheduling.Options{SkipLowerBound: true, StopOnUninitialized: true})
+	if !ok {
+		return nil, false
+	}
+	o = &outcome{cands: cands, change: change, to: map[string]string{}, failed: map[string]string{}}
+	if round.Stopped != nil {
+		o.uninit = round.Stopped.Error()
+		return o, true
+	}
+	if !round.Final {
+		return nil, false
+	}
+	var n need
+	for _, p := range round.Waiting {
+		v := podVec(p)
+		n = n.add(need{total: v, largest: v})
+	}
+	if o.bounded = boundReason(n, d.offers.lower(n, true), c.price); o.bounded == "" {
+		return nil, false
+	}
+	return o, true
 }
 
 // newNodesLower is what the pods of set that fit on no node of rooms (but their own), with

@@ -54,7 +54,13 @@ func (d *decider) consolidate(cluster *scheduling.Cluster, set []*nodeState) (*o
 func (d *decider) simulateConsolidation(cluster *scheduling.Cluster, set []*nodeState) (*outcome, string) {
 	// Spot candidates are simulated in full: whether a failed outcome is tried again with
 	// spot offerings only depends on its replacements.
-	o := d.simulate(cluster, set, nil, nil, d.commandsOnly && !allSpot(set))
+	stopEarly := d.commandsOnly && !allSpot(set)
+	if stopEarly && len(set) == 1 {
+		if o, told := d.firstRound(cluster, set[0]); told {
+			return o, d.check(o)
+		}
+	}
+	o := d.simulate(cluster, set, nil, nil, stopEarly)
 	if !allSpot(set) || !d.leavesSpot(o) {
 		return o, d.check(o)
 	}

@@ -32,6 +32,8 @@ type outcome struct {
 	// stranded names a staying pod the moves leave without the partners its required pod
 	// affinity needs (see staying.go).
 	stranded string
+	// bounded says why a bound rules the change out without a solve (see firstRoundBound).
+	bounded string
 }
 
 // own returns a copy of the outcome with cands as its candidates and its own replacements,
@@ -44,7 +46,7 @@ func (o *outcome) own(cands []*nodeState) *outcome {
 }
 
 func (o *outcome) allPlaced() bool {
-	return len(o.failed) == 0 && o.solveErr == "" && o.uninit == "" && o.stranded == ""
+	return len(o.failed) == 0 && o.solveErr == "" && o.uninit == "" && o.stranded == "" && o.bounded == ""
 }
 
 // failure says, in a sentence, why the evicted pods cannot all be placed.
@@ -54,6 +56,9 @@ func (o *outcome) failure() string {
 	}
 	if o.uninit != "" {
 		return o.uninit
+	}
+	if o.bounded != "" {
+		return o.bounded
 	}
 	if len(o.failed) == 0 {
 		return o.stranded
