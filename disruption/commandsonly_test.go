@@ -9,19 +9,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/internal/testbuild"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // TestCommandsOnly decides random clusters (some nodes still starting) with and without
 // Input.CommandsOnly and expects the same commands and the same nodes left alone: only the
 // reasons of failed consolidations and the cost by workload may differ. The generator must
 // reach consolidations that fail for a starting node, which are the ones CommandsOnly cuts
-// short.
+// short (TestCommandsOnlyRulesOutFromTheFirstRound has the other kind it rules out alone).
 func TestCommandsOnly(t *testing.T) {
 	seeds := 150
 	if testing.Short() {
 		seeds = 30
 	}
-	cutShort := 0
+	cutShort, firstRound := 0, 0
 	for seed := 1; seed <= 2*seeds; seed++ {
 		rng := rand.New(rand.NewSource(int64((seed + 1) / 2)))
 		in := randomCluster(rng)
@@ -42,11 +44,14 @@ func TestCommandsOnly(t *testing.T) {
 			if strings.Contains(full.Blocked[i].Reason, "which is not initialized yet") {
 				cutShort++
 			}
+			if strings.Contains(fast.Blocked[i].Reason, "(a bound, without simulation)") && !strings.Contains(full.Blocked[i].Reason, "(a bound, without simulation)") {
+				firstRound++
+			}
 		}
 		require.Equal(t, full.Summary.HourlyCostAfter, fast.Summary.HourlyCostAfter, "seed %d", seed)
 		require.Empty(t, fast.Summary.CostByWorkloadAfter, "seed %d: CommandsOnly leaves the cost by workload out", seed)
 	}
-	t.Logf("%d nodes kept for want of a starting node", cutShort)
+	t.Logf("%d nodes kept for want of a starting node, %d by the first round's bound", cutShort, firstRound)
 	if !testing.Short() {
 		require.NotZero(t, cutShort, "no random cluster relied on a starting node: CommandsOnly is not exercised")
 	}
@@ -64,4 +69,30 @@ func moreStarting(in disruption.Input, rng *rand.Rand) disruption.Input {
 	}
 	in.Nodes = nodes
 	return in
+}
+
+// TestCommandsOnlyRulesOutFromTheFirstRound: each pod of x fits on y alone, so no bound on
+// single pods rules x out, but only one of them does fit, and the other needs a new node no
+// cheaper than x. A decision for its commands tells so from the scheduler's first round,
+// without planning that node; the full decision simulates it and blocks x for the price; both
+// keep every node.
+func TestCommandsOnlyRulesOutFromTheFirstRound(t *testing.T) {
+	// On-demand only, priced by cpu: no spot replacement undercuts a node.
+	small := testbuild.Type("small", "2", "8Gi", 30).Offer(zoneA, "on-demand", 0.10).Obj()
+	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer(zoneA, "on-demand", 0.20).Obj()
+	in := disruption.Input{
+		Now:       now,
+		NodePools: []*scheduling.NodePool{pool("default", small, medium).Obj()},
+		Nodes: []*disruption.Node{
+			running("x", "default", small, "on-demand", pod("x-1", "900m"), pod("x-2", "900m")),
+			running("y", "default", medium, "on-demand", pod("y-1", "2900m")),
+		},
+	}
+	full := decide(t, in)
+	in.CommandsOnly = true
+	fast := decide(t, in)
+	require.Empty(t, full.Commands)
+	require.Empty(t, fast.Commands)
+	require.Contains(t, blockedReason(full, "x"), "not less than the $0.1000/h it costs now")
+	require.Contains(t, blockedReason(fast, "x"), "(a bound, without simulation): 900m cpu")
 }
