@@ -31,6 +31,9 @@ type Cluster struct {
 	// moves answers the what-ifs that stop at their first displaced pod (see firstMoves),
 	// for one state: Clone and Apply leave it behind.
 	moves *firstMoves
+	// names indexes the nodes for changes while the base is not built (see nodeNames).
+	names      *nodeIndex
+	namesBuilt bool
 }
 
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
@@ -328,7 +331,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		return err
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
-	c.shared, c.baseBuilt, c.moves = nil, false, nil
+	c.shared, c.baseBuilt, c.moves, c.names, c.namesBuilt = nil, false, nil, nil, false
 	return nil
 }
 
@@ -411,11 +414,12 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 		len(change.RemovePods) == 0 && len(change.Initialize) == 0 {
 		return in, len(in.Pods), nil
 	}
+	ix := c.nodeNames()
 	known := func(name string) bool {
-		_, ok := c.base().index[name]
+		_, ok := ix.index[name]
 		return ok
 	}
-	if c.base() == nil {
+	if ix == nil {
 		names := map[string]bool{}
 		for _, en := range c.in.ExistingNodes {
 			if en != nil && en.Node != nil {
@@ -458,8 +462,8 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 	}
 	removed, cordoned, ready := toSet(change.RemoveNodes), toSet(change.Cordon), toSet(change.Initialize)
 	var marks []nodeMark
-	if b := c.base(); b != nil {
-		marks = b.marks(change, hosts)
+	if ix != nil {
+		marks = ix.marks(change, hosts)
 	}
 	// is reports whether the change marks node i (named name) so: by position with a base,
 	// else by name.
@@ -524,13 +528,13 @@ func (c *Cluster) changedNoting(change Change, delta *nodeDelta) (in Input, fres
 }
 
 // runningPods returns whether a pod of keys (namespace/name) runs on a node of the cluster,
-// and, with a base, where (see base.hostsOf).
+// and, with an index of its nodes, where (see nodeIndex.hostsOf).
 func (c *Cluster) runningPods(keys map[string]bool) (running func(key string) bool, hosts map[string][]int) {
 	if len(keys) == 0 {
 		return func(string) bool { return false }, nil
 	}
-	if b := c.base(); b != nil {
-		hosts := b.hostsOf(keys)
+	if ix := c.nodeNames(); ix != nil {
+		hosts := ix.hostsOf(keys)
 		return func(key string) bool {
 			_, ok := hosts[key]
 			return ok

@@ -15,8 +15,7 @@ import (
 // is worked out on the first Simulate after Prepare or Apply, then only read (clones share
 // it), so that a what-if touching a few nodes does not rebuild it from the whole cluster.
 type base struct {
-	// index maps each node's name to its position in the input's ExistingNodes.
-	index map[string]int
+	nodeIndex
 	// rank is each input node's position in the order solves try existing nodes
 	// (initialized first, then by name). Names are unique, so that order is a property of the
 	// nodes, not of the input's order: a change that keeps every node's readiness keeps it.
@@ -31,19 +30,41 @@ type base struct {
 	// rank in free: shared by every solve (copied before one writes), never written.
 	nodes []*existingNode
 	free  *freeindex.Index
-	// inputNodes are the Cluster's ExistingNodes.
-	inputNodes []*ExistingNode
 	// listing are the positions, in input order, of the nodes running pods with volumes or
 	// required pod anti-affinity, which a solve lists before placing anything: a change only
 	// takes pods away, so no other node lists any.
 	listing []int
 }
 
+// nodeIndex is what a change reads of its Cluster's nodes: their names, by position.
+type nodeIndex struct {
+	// index maps each node's name to its position in the input's ExistingNodes.
+	index map[string]int
+	// inputNodes are the Cluster's ExistingNodes.
+	inputNodes []*ExistingNode
+}
+
+// newNodeIndex indexes in's nodes; nil when one is nil, unnamed or named twice (changes then
+// look nodes up the slow way, and solves report the problem).
+func newNodeIndex(in Input) *nodeIndex {
+	ix := &nodeIndex{index: make(map[string]int, len(in.ExistingNodes)), inputNodes: in.ExistingNodes}
+	for i, en := range in.ExistingNodes {
+		if en == nil || en.Node == nil || en.Node.Name == "" {
+			return nil
+		}
+		if _, twice := ix.index[en.Node.Name]; twice {
+			return nil
+		}
+		ix.index[en.Node.Name] = i
+	}
+	return ix
+}
+
 // hostsOf maps each of keys (namespace/name) that runs on a node of the Cluster to the
 // positions of the nodes listing it. It reads every node's pods, matching names before
 // namespaces, and builds no key per pod: a replay's Cluster changes at every step, and a map
 // of all its pods, made for the few a step evicts or removes, cost more than the step.
-func (b *base) hostsOf(keys map[string]bool) map[string][]int {
+func (b *nodeIndex) hostsOf(keys map[string]bool) map[string][]int {
 	hosts := make(map[string][]int, len(keys))
 	if len(keys) == 0 {
 		return hosts
@@ -109,8 +130,8 @@ const (
 
 // marks returns the change's marks, hosts being where the pods that leave their nodes run (see
 // hostsOf); the change names only nodes of the Cluster.
-func (b *base) marks(change Change, hosts map[string][]int) []nodeMark {
-	marks := make([]nodeMark, len(b.rank))
+func (b *nodeIndex) marks(change Change, hosts map[string][]int) []nodeMark {
+	marks := make([]nodeMark, len(b.inputNodes))
 	for _, set := range []struct {
 		names []string
 		mark  nodeMark
@@ -145,6 +166,22 @@ type start struct {
 // fromBase reports whether the solve takes its existing nodes from the base.
 func (st start) fromBase() bool { return st.base != nil && st.delta != nil && st.ranked }
 
+// nodeNames returns the index of the Cluster's nodes a change reads: its base's when built,
+// else one of its own, which costs a map of names where the base copies every node (a replay
+// applies a change to most states it never simulates on). nil as base is.
+func (c *Cluster) nodeNames() *nodeIndex {
+	if c.baseBuilt {
+		if c.shared == nil {
+			return nil
+		}
+		return &c.shared.nodeIndex
+	}
+	if !c.namesBuilt {
+		c.names, c.namesBuilt = newNodeIndex(c.in), true
+	}
+	return c.names
+}
+
 // base returns the Cluster's base, nil when its input has a node the solver rejects (nil,
 // unnamed or given twice): solves then report the problem the slow way.
 func (c *Cluster) base() *base {
@@ -157,8 +194,8 @@ func (c *Cluster) base() *base {
 }
 
 func newBase(in Input, prep *prepared) *base {
-	b := &base{index: make(map[string]int, len(in.ExistingNodes)), used: make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames)),
-		inputNodes: in.ExistingNodes}
+	b := &base{nodeIndex: nodeIndex{index: make(map[string]int, len(in.ExistingNodes)), inputNodes: in.ExistingNodes},
+		used: make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames))}
 	order := make([]*existingNode, len(in.ExistingNodes))
 	for i, en := range in.ExistingNodes {
 		if en == nil || en.Node == nil || en.Node.Name == "" {
