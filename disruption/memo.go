@@ -52,7 +52,13 @@ type Memo struct {
 	// has drifted as before, or not. Each decision keeps its own nodes' (driftNext) only.
 	drift, driftNext map[*corev1.Node]driftSeen
 	driftFacts       *poolFacts
+	// sorted holds, by each node's first pod, the node's pods as given and sorted (see
+	// sortedOf); each decision keeps its own nodes' (sortedNext) only.
+	sorted, sortedNext map[*corev1.Pod]sortedPods
 }
+
+// sortedPods is a node's pods as a decision was given them, and sorted.
+type sortedPods struct{ given, sorted []*corev1.Pod }
 
 // driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with.
 type driftSeen struct {
@@ -209,7 +215,30 @@ func (m *Memo) beginDrift(facts *poolFacts) {
 	m.driftNext = make(map[*corev1.Node]driftSeen, len(m.drift))
 }
 
-func (m *Memo) endDrift() { m.drift, m.driftNext = m.driftNext, nil }
+func (m *Memo) endDrift() {
+	m.drift, m.driftNext = m.driftNext, nil
+	m.sorted, m.sortedNext = m.sortedNext, nil
+}
+
+// sortedOf returns a node's pods sorted as classify keeps them (sortPods): the last decision's
+// sorted copy when the node's pods are the same pods in the same order, else a new one. The
+// sort reads the pods' names alone, which never change in place. Called between beginDrift
+// and endDrift.
+func (m *Memo) sortedOf(pods []*corev1.Pod) []*corev1.Pod {
+	if len(pods) == 0 {
+		return pods
+	}
+	if m.sortedNext == nil {
+		m.sortedNext = make(map[*corev1.Pod]sortedPods, len(m.sorted))
+	}
+	s, ok := m.sorted[pods[0]]
+	if !ok || !slices.Equal(s.given, pods) {
+		s = sortedPods{given: pods, sorted: slices.Clone(pods)}
+		sortPods(s.sorted)
+	}
+	m.sortedNext[pods[0]] = s
+	return s.sorted
+}
 
 // staticDrift is d.staticDrift(n), looked up in the memo when the node is unchanged; a nil
 // Memo (a decision without one) works it out.

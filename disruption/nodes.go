@@ -128,7 +128,11 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	if n.created.IsZero() {
 		n.created = node.CreationTimestamp.Time
 	}
-	for j, p := range in.Pods {
+	pods := in.Pods
+	if d.driftMemo != nil && !slices.Contains(pods, nil) {
+		pods = d.driftMemo.sortedOf(pods) // so are the filtered lists below
+	}
+	for j, p := range pods {
 		if p == nil {
 			return nil, fmt.Errorf("node %s: pods[%d] is nil", n.name, j)
 		}
