@@ -38,8 +38,10 @@ type firstMoves struct {
 	s       *solver
 	pending []*podInfo
 	landed  []int
-	// keys holds the pending pods' keys: a displaced pod of the same name is refused.
-	keys map[string]bool
+	// keys holds the pending pods' keys: a displaced pod of the same name is refused. clash
+	// memoises, per node's leaving pods, whether one of them has such a name.
+	keys  map[string]bool
+	clash map[*leavingPods]bool
 	// Scratch of one what-if: what leaves with the removed nodes, in queue order and by name,
 	// those nodes by index, the room the pods placed so far take, by node index, and the
 	// displaced pod being placed as the solve has it.
@@ -102,7 +104,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 			fm.keys[podKey(p)] = true
 		}
 	}
-	fm.taken, fm.seen = map[int]resources.Vector{}, map[string]bool{}
+	fm.taken, fm.seen, fm.clash = map[int]resources.Vector{}, map[string]bool{}, map[*leavingPods]bool{}
 	fm.removed = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
 	return fm
@@ -201,6 +203,7 @@ func (c *Cluster) firstRound(change Change, opts Options, waiting bool) (*firstM
 // walk is firstRound's walk over the queue; false when it cannot tell.
 func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 	b := fm.base
+	clashes := false // whether a displaced pod has a pending pod's name
 	for _, name := range change.RemoveNodes {
 		i, ok := b.index[name]
 		if !ok {
@@ -216,6 +219,7 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 			return false
 		}
 		fm.leaving = append(fm.leaving, l)
+		clashes = clashes || fm.clashes(l)
 	}
 	if len(fm.leaving) > 1 {
 		for _, l := range fm.leaving {
@@ -231,7 +235,7 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 	changed := false // whether the pods so far left the nodes otherwise than the pending pods' landings
 	pi := 0
 	for d := fm.queue.next(); d != nil; d = fm.queue.next() {
-		if fm.keys[d.key] {
+		if clashes && fm.keys[d.key] {
 			continue // a pending pod's name: the solve refuses it
 		}
 		for ; pi < len(fm.pending) && compareQueued(fm.pending[pi], d, fm.pending[pi].orderKey, d.plainOrderKey) < 0; pi++ {
@@ -267,6 +271,21 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 		changed = true
 	}
 	return true
+}
+
+// clashes reports whether a pod of l has a pending pod's name, memoised for the state.
+func (fm *firstMoves) clashes(l *leavingPods) bool {
+	if len(fm.keys) == 0 {
+		return false
+	}
+	clash, ok := fm.clash[l]
+	if !ok {
+		for _, k := range l.keys {
+			clash = clash || fm.keys[k]
+		}
+		fm.clash[l] = clash
+	}
+	return clash
 }
 
 // firstFit is the first node, in rank order, that takes p on the state as it is, less the

@@ -1,11 +1,9 @@
 package scheduling
 
-import "container/heap"
-
 // displacedQueue merges the removed nodes' displaced pods into queue order, one at a time:
 // the walk usually ends after a few of them.
 type displacedQueue struct {
-	lists [][]*podInfo // each in queue order; a heap of their heads when there are several
+	lists [][]*podInfo // each in queue order; a heap by head when there are several
 }
 
 func (q *displacedQueue) start(leaving []*leavingPods) {
@@ -16,38 +14,39 @@ func (q *displacedQueue) start(leaving []*leavingPods) {
 			q.lists = append(q.lists, l.queued)
 		}
 	}
-	if len(q.lists) > 1 {
-		heap.Init(q)
+	for i := len(q.lists)/2 - 1; i >= 0; i-- {
+		q.down(i)
 	}
 }
 
 // next returns the next pod in queue order, nil when none is left.
 func (q *displacedQueue) next() *podInfo {
-	switch len(q.lists) {
-	case 0:
+	if len(q.lists) == 0 {
 		return nil
-	case 1:
-		p := q.lists[0][0]
-		if q.lists[0] = q.lists[0][1:]; len(q.lists[0]) == 0 {
-			q.lists = q.lists[:0]
-		}
-		return p
 	}
 	p := q.lists[0][0]
 	if q.lists[0] = q.lists[0][1:]; len(q.lists[0]) == 0 {
-		heap.Pop(q)
-	} else {
-		heap.Fix(q, 0)
+		last := len(q.lists) - 1
+		q.lists[0], q.lists[last] = q.lists[last], nil
+		q.lists = q.lists[:last]
 	}
+	q.down(0)
 	return p
 }
 
-func (q *displacedQueue) Len() int           { return len(q.lists) }
-func (q *displacedQueue) Less(i, j int) bool { return comparePlain(q.lists[i][0], q.lists[j][0]) < 0 }
-func (q *displacedQueue) Swap(i, j int)      { q.lists[i], q.lists[j] = q.lists[j], q.lists[i] }
-func (q *displacedQueue) Push(x any)         { q.lists = append(q.lists, x.([]*podInfo)) }
-func (q *displacedQueue) Pop() any {
-	last := q.lists[len(q.lists)-1]
-	q.lists = q.lists[:len(q.lists)-1]
-	return last
+// down moves the list at i down the heap to where its head belongs.
+func (q *displacedQueue) down(i int) {
+	for {
+		least := i
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < len(q.lists) && comparePlain(q.lists[c][0], q.lists[least][0]) < 0 {
+				least = c
+			}
+		}
+		if least == i {
+			return
+		}
+		q.lists[i], q.lists[least] = q.lists[least], q.lists[i]
+		i = least
+	}
 }
