@@ -28,8 +28,8 @@ type Cluster struct {
 	// shared is the base every Simulate of this state starts from (see base), once baseBuilt.
 	shared    *base
 	baseBuilt bool
-	// moves answers the what-ifs that stop at their first displaced pod (see firstMoves),
-	// for one state: Clone and Apply leave it behind.
+	// moves follows a what-if's first round on existing nodes (see firstMoves), for one
+	// state: Clone and Apply leave it behind.
 	moves *firstMoves
 	// names indexes the nodes for changes while the base is not built (see nodeNames).
 	names      *nodeIndex
