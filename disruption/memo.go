@@ -52,13 +52,19 @@ type Memo struct {
 	// has drifted as before, or not. Each decision keeps its own nodes' (driftNext) only.
 	drift, driftNext map[*corev1.Node]driftSeen
 	driftFacts       *poolFacts
-	// sorted holds, by each node's first pod, the node's pods as given and sorted (see
-	// sortedOf); each decision keeps its own nodes' (sortedNext) only.
+	// sorted holds, by each node's first pod, the node's pods as given, sorted and classified
+	// (see classified); each decision keeps its own nodes' (sortedNext) only.
 	sorted, sortedNext map[*corev1.Pod]sortedPods
 }
 
-// sortedPods is a node's pods as a decision was given them, and sorted.
-type sortedPods struct{ given, sorted []*corev1.Pod }
+// sortedPods is a node's pods as a decision was given them, and sorted; and the lists
+// classify keeps of them (see classified), made when the pods had the phases and deletion
+// marks seen.
+type sortedPods struct {
+	given, sorted    []*corev1.Pod
+	running, movable []*corev1.Pod
+	seen             []podFacts
+}
 
 // driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with.
 type driftSeen struct {
@@ -220,13 +226,14 @@ func (m *Memo) endDrift() {
 	m.sorted, m.sortedNext = m.sortedNext, nil
 }
 
-// sortedOf returns a node's pods sorted as classify keeps them (sortPods): the last decision's
-// sorted copy when the node's pods are the same pods in the same order, else a new one. The
-// sort reads the pods' names alone, which never change in place. Called between beginDrift
-// and endDrift.
-func (m *Memo) sortedOf(pods []*corev1.Pod) []*corev1.Pod {
+// classified returns a node's pods as classify keeps them: those still running, and those of
+// them that move when the node goes (reschedulable), sorted by name (sortPods). The last
+// decision's lists serve while the node's pods are the same pods in the same order, with the
+// same phases and deletion marks (the only fields of a pod a caller changes in place that
+// the lists read); the sort reads names alone. Called between beginDrift and endDrift.
+func (m *Memo) classified(pods []*corev1.Pod) (running, movable []*corev1.Pod) {
 	if len(pods) == 0 {
-		return pods
+		return nil, nil
 	}
 	if m.sortedNext == nil {
 		m.sortedNext = make(map[*corev1.Pod]sortedPods, len(m.sorted))
@@ -236,8 +243,34 @@ func (m *Memo) sortedOf(pods []*corev1.Pod) []*corev1.Pod {
 		s = sortedPods{given: pods, sorted: slices.Clone(pods)}
 		sortPods(s.sorted)
 	}
+	if !s.same() {
+		s.running, s.movable, s.seen = nil, nil, make([]podFacts, len(s.sorted))
+		for i, p := range s.sorted {
+			s.seen[i] = podFacts{pod: p, phase: p.Status.Phase, deleting: p.DeletionTimestamp != nil}
+			if isTerminal(p) {
+				continue
+			}
+			s.running = append(s.running, p)
+			if reschedulable(p) {
+				s.movable = append(s.movable, p)
+			}
+		}
+	}
 	m.sortedNext[pods[0]] = s
-	return s.sorted
+	return s.running, s.movable
+}
+
+// same reports whether the pods' phases and deletion marks are those the lists were made with.
+func (s sortedPods) same() bool {
+	if s.seen == nil {
+		return false
+	}
+	for i, p := range s.sorted {
+		if p.Status.Phase != s.seen[i].phase || (p.DeletionTimestamp != nil) != s.seen[i].deleting {
+			return false
+		}
+	}
+	return true
 }
 
 // staticDrift is d.staticDrift(n), looked up in the memo when the node is unchanged; a nil

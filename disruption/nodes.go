@@ -128,24 +128,24 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	if n.created.IsZero() {
 		n.created = node.CreationTimestamp.Time
 	}
-	pods := in.Pods
-	if d.driftMemo != nil && !slices.Contains(pods, nil) {
-		pods = d.driftMemo.sortedOf(pods) // so are the filtered lists below
+	if d.driftMemo != nil && !slices.Contains(in.Pods, nil) {
+		n.pods, n.movable = d.driftMemo.classified(in.Pods) // shared with the next decision: only read
+	} else {
+		for j, p := range in.Pods {
+			if p == nil {
+				return nil, fmt.Errorf("node %s: pods[%d] is nil", n.name, j)
+			}
+			if isTerminal(p) {
+				continue
+			}
+			n.pods = append(n.pods, p)
+			if reschedulable(p) {
+				n.movable = append(n.movable, p)
+			}
+		}
+		sortPods(n.pods)
+		sortPods(n.movable)
 	}
-	for j, p := range pods {
-		if p == nil {
-			return nil, fmt.Errorf("node %s: pods[%d] is nil", n.name, j)
-		}
-		if isTerminal(p) {
-			continue
-		}
-		n.pods = append(n.pods, p)
-		if reschedulable(p) {
-			n.movable = append(n.movable, p)
-		}
-	}
-	sortPods(n.pods)
-	sortPods(n.movable)
 
 	n.counted = in.Initialized && n.poolName != "" && (in.Disrupting || notReady(node))
 
