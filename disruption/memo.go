@@ -64,6 +64,8 @@ type sortedPods struct {
 	given, sorted    []*corev1.Pod
 	running, movable []*corev1.Pod
 	seen             []podFacts
+	// facts are the given pods' facts (factsOfPods), for the Memo's state (see factsOf).
+	facts []podFacts
 }
 
 // driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with.
@@ -145,7 +147,7 @@ func (d *decider) stateOf(in Input, prepared *scheduling.Pools) (simulationState
 		s.nodes[i] = nodeFacts{
 			node: n.in.Node, pool: n.poolName, instanceType: n.instanceType, zone: n.zone, capacityType: n.capacityType,
 			price: n.price, initialized: n.in.Initialized, disrupting: n.in.Disrupting,
-			volumeAttachLimits: n.in.VolumeAttachLimits, pods: factsOfPods(n.in.Pods),
+			volumeAttachLimits: n.in.VolumeAttachLimits, pods: in.Memo.factsOf(n.in.Pods),
 		}
 	}
 	return s, true
@@ -258,6 +260,37 @@ func (m *Memo) classified(pods []*corev1.Pod) (running, movable []*corev1.Pod) {
 	}
 	m.sortedNext[pods[0]] = s
 	return s.running, s.movable
+}
+
+// factsOf is factsOfPods(pods) for a node classified in this decision (after endDrift):
+// the last decision's facts when the pods are the same and none of them changed in place
+// since.
+func (m *Memo) factsOf(pods []*corev1.Pod) []podFacts {
+	if len(pods) == 0 {
+		return factsOfPods(pods)
+	}
+	s, ok := m.sorted[pods[0]]
+	if !ok || !slices.Equal(s.given, pods) {
+		return factsOfPods(pods)
+	}
+	if len(s.facts) == len(pods) && !changedInPlace(s.facts) {
+		return s.facts
+	}
+	s.facts = factsOfPods(pods)
+	m.sorted[pods[0]] = s
+	return s.facts
+}
+
+// changedInPlace reports whether a pod's node name, phase or deletion mark is no longer the
+// one facts hold.
+func changedInPlace(facts []podFacts) bool {
+	for _, f := range facts {
+		p := f.pod
+		if p.Spec.NodeName != f.nodeName || p.Status.Phase != f.phase || (p.DeletionTimestamp != nil) != f.deleting {
+			return true
+		}
+	}
+	return false
 }
 
 // same reports whether the pods' phases and deletion marks are those the lists were made with.
