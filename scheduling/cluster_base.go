@@ -168,7 +168,8 @@ func (st start) fromBase() bool { return st.base != nil && st.delta != nil && st
 
 // nodeNames returns the index of the Cluster's nodes a change reads: its base's when built,
 // else one of its own, which costs a map of names where the base copies every node (a replay
-// applies a change to most states it never simulates on). nil as base is.
+// applies a change to most states it never simulates on). nil when a node is nil, unnamed or
+// named twice.
 func (c *Cluster) nodeNames() *nodeIndex {
 	if c.baseBuilt {
 		if c.shared == nil {
@@ -188,27 +189,25 @@ func (c *Cluster) base() *base {
 	if c.baseBuilt {
 		return c.shared
 	}
+	ix := c.nodeNames() // the names a change may already have indexed
 	c.baseBuilt = true
-	c.shared = newBase(c.in, c.prep)
+	c.shared = newBase(ix, c.in, c.prep)
 	return c.shared
 }
 
-func newBase(in Input, prep *prepared) *base {
-	b := &base{nodeIndex: nodeIndex{index: make(map[string]int, len(in.ExistingNodes)), inputNodes: in.ExistingNodes},
-		used: make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames))}
+// newBase works the base of in out from ix, the index of its nodes' names (nil when a node is
+// nil, unnamed or named twice: then there is no base either).
+func newBase(ix *nodeIndex, in Input, prep *prepared) *base {
+	if ix == nil {
+		return nil
+	}
+	b := &base{nodeIndex: *ix, used: make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames))}
 	order := make([]*existingNode, len(in.ExistingNodes))
 	for i, en := range in.ExistingNodes {
-		if en == nil || en.Node == nil || en.Node.Name == "" {
-			return nil
-		}
-		if _, twice := b.index[en.Node.Name]; twice {
-			return nil
-		}
 		tmpl, ok := prep.existing[en]
 		if !ok {
 			return nil
 		}
-		b.index[en.Node.Name] = i
 		b.used[en.Node.Name] = true
 		order[i] = tmpl
 		if len(tmpl.volumePods)+len(tmpl.antiAffinityPods) > 0 {

@@ -20,8 +20,8 @@ import (
 
 // setupTopology derives every pending pod's terms, counts the pods already running, and
 // starts the topology of the solve. Pods with an invalid term become unschedulable. When
-// listed, the existing nodes' antiAffinityPods (inputOrder: in's nodes, in its order, or only those running such pods) stand
-// for their running pods until the groups are known.
+// listed, the existing nodes' antiAffinityPods (inputOrder: in's nodes, in its order, or only
+// those running such pods) stand for their running pods until the groups are known.
 func (s *solver) setupTopology(in Input, pods []*podInfo, listed bool, inputOrder []*existingNode) ([]*podInfo, []Unschedulable) {
 	st := topology.NewState(in.Namespaces)
 	var kept []*podInfo
