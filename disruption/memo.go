@@ -57,15 +57,13 @@ type Memo struct {
 	sorted, sortedNext map[*corev1.Pod]sortedPods
 }
 
-// sortedPods is a node's pods as a decision was given them, and sorted; and the lists
-// classify keeps of them (see classified), made when the pods had the phases and deletion
-// marks seen.
+// sortedPods is a node's pods as a decision was given them, and sorted; the lists classify
+// keeps of them (see classified) and the Memo's state their facts (see factsOf), both made
+// when the pods were as facts has them.
 type sortedPods struct {
 	given, sorted    []*corev1.Pod
 	running, movable []*corev1.Pod
-	seen             []podFacts
-	// facts are the given pods' facts (factsOfPods), for the Memo's state (see factsOf).
-	facts []podFacts
+	facts            []podFacts
 }
 
 // driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with.
@@ -230,9 +228,9 @@ func (m *Memo) endDrift() {
 
 // classified returns a node's pods as classify keeps them: those still running, and those of
 // them that move when the node goes (reschedulable), sorted by name (sortPods). The last
-// decision's lists serve while the node's pods are the same pods in the same order, with the
-// same phases and deletion marks (the only fields of a pod a caller changes in place that
-// the lists read); the sort reads names alone. Called between beginDrift and endDrift.
+// decision's lists serve while the node's pods are the same pods in the same order and none
+// changed in place (the lists read phases and deletion marks; the sort reads names alone,
+// which never change). Called between beginDrift and endDrift.
 func (m *Memo) classified(pods []*corev1.Pod) (running, movable []*corev1.Pod) {
 	if len(pods) == 0 {
 		return nil, nil
@@ -245,10 +243,9 @@ func (m *Memo) classified(pods []*corev1.Pod) (running, movable []*corev1.Pod) {
 		s = sortedPods{given: pods, sorted: slices.Clone(pods)}
 		sortPods(s.sorted)
 	}
-	if !s.same() {
-		s.running, s.movable, s.seen = nil, nil, make([]podFacts, len(s.sorted))
-		for i, p := range s.sorted {
-			s.seen[i] = podFacts{pod: p, phase: p.Status.Phase, deleting: p.DeletionTimestamp != nil}
+	if s.facts == nil || changedInPlace(s.facts) {
+		s.running, s.movable, s.facts = nil, nil, factsOfPods(pods)
+		for _, p := range s.sorted {
 			if isTerminal(p) {
 				continue
 			}
@@ -262,23 +259,21 @@ func (m *Memo) classified(pods []*corev1.Pod) (running, movable []*corev1.Pod) {
 	return s.running, s.movable
 }
 
-// factsOf is factsOfPods(pods) for a node classified in this decision (after endDrift):
-// the last decision's facts when the pods are the same and none of them changed in place
-// since.
+// factsOf is factsOfPods(pods), taken from the node's entry when classified made one (checked
+// again: without a drift memo the entry may be an older decision's). Called after endDrift.
 func (m *Memo) factsOf(pods []*corev1.Pod) []podFacts {
-	if len(pods) == 0 {
-		return factsOfPods(pods)
-	}
-	s, ok := m.sorted[pods[0]]
-	if !ok || !slices.Equal(s.given, pods) {
-		return factsOfPods(pods)
-	}
-	if len(s.facts) == len(pods) && !changedInPlace(s.facts) {
+	if s, ok := m.sorted[firstPod(pods)]; ok && s.facts != nil && slices.Equal(s.given, pods) && !changedInPlace(s.facts) {
 		return s.facts
 	}
-	s.facts = factsOfPods(pods)
-	m.sorted[pods[0]] = s
-	return s.facts
+	return factsOfPods(pods)
+}
+
+// firstPod is pods[0], nil for none: the key of a node's entry.
+func firstPod(pods []*corev1.Pod) *corev1.Pod {
+	if len(pods) == 0 {
+		return nil
+	}
+	return pods[0]
 }
 
 // changedInPlace reports whether a pod's node name, phase or deletion mark is no longer the
@@ -291,19 +286,6 @@ func changedInPlace(facts []podFacts) bool {
 		}
 	}
 	return false
-}
-
-// same reports whether the pods' phases and deletion marks are those the lists were made with.
-func (s sortedPods) same() bool {
-	if s.seen == nil {
-		return false
-	}
-	for i, p := range s.sorted {
-		if p.Status.Phase != s.seen[i].phase || (p.DeletionTimestamp != nil) != s.seen[i].deleting {
-			return false
-		}
-	}
-	return true
 }
 
 // staticDrift is d.staticDrift(n), looked up in the memo when the node is unchanged; a nil

@@ -128,7 +128,7 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	if n.created.IsZero() {
 		n.created = node.CreationTimestamp.Time
 	}
-	if d.driftMemo != nil && !slices.Contains(in.Pods, nil) {
+	if d.driftMemo != nil { // newDecider refused nil pods
 		n.pods, n.movable = d.driftMemo.classified(in.Pods) // shared with the next decision: only read
 	} else {
 		for j, p := range in.Pods {
