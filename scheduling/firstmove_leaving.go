@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/topology"
+	"github.com/nodeplan/nodeplan/volume"
 )
 
 // leavingPods is what firstMoves reads of the pods that leave with a node (movesWithNode).
@@ -47,7 +48,7 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 		if conv.err != nil {
 			continue // not queued
 		}
-		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || claimsVolumes(pods[k]) {
+		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || volume.UsesClaims(pods[k]) {
 			l.usable = false
 		}
 		l.queued = append(l.queued, p)
@@ -59,14 +60,3 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 
 // comparePlain is the queue's order of two plain pods.
 func comparePlain(a, b *podInfo) int { return compareQueued(a, b, a.plainOrderKey, b.plainOrderKey) }
-
-// claimsVolumes reports whether the pod has a persistentVolumeClaim or generic ephemeral
-// volume, the only ones the volume index reads.
-func claimsVolumes(pod *corev1.Pod) bool {
-	for i := range pod.Spec.Volumes {
-		if v := &pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			return true
-		}
-	}
-	return false
-}

@@ -371,6 +371,18 @@ func accessModes(modes []corev1.PersistentVolumeAccessMode) (rwo, rwop bool) {
 	return rwo && !many, rwop
 }
 
+// UsesClaims reports whether the pod has a volume backed by a claim (persistentVolumeClaim or
+// generic ephemeral): the only volumes an Index reads, so a pod without one places alike
+// whatever the claims, volumes and storage classes.
+func UsesClaims(pod *corev1.Pod) bool {
+	for i := range pod.Spec.Volumes {
+		if _, ok := claimKeyOf(pod, "", &pod.Spec.Volumes[i]); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // claimKeyOf returns the key of the claim behind a pod volume, if it uses one.
 func claimKeyOf(pod *corev1.Pod, ns string, v *corev1.Volume) (string, bool) {
 	switch {
