@@ -85,18 +85,11 @@ type roomNode struct {
 func newRoomIndex(nodes []*nodeState) *roomIndex {
 	ix := &roomIndex{}
 	for _, n := range nodes {
-		n.needs = make([]vec, len(n.movable))
-		for i, p := range n.movable {
-			n.needs[i] = podVec(p)
-		}
 		alloc := n.in.Node.Status.Allocatable
 		if len(alloc) == 0 {
 			alloc = n.in.Node.Status.Capacity
 		}
-		n.room = vecOf(alloc)
-		for _, p := range n.pods {
-			n.room = n.room.sub(usedVec(p))
-		}
+		n.room = vecOf(alloc).sub(n.used)
 		if !n.removed && !n.in.Node.Spec.Unschedulable {
 			ix.all = append(ix.all, roomNode{n: n, room: n.room})
 		}

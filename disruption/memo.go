@@ -61,9 +61,9 @@ type Memo struct {
 // keeps of them (see classified) and the Memo's state their facts (see factsOf), both made
 // when the pods were as facts has them.
 type sortedPods struct {
-	given, sorted    []*corev1.Pod
-	running, movable []*corev1.Pod
-	facts            []podFacts
+	given, sorted []*corev1.Pod
+	lists         podLists
+	facts         []podFacts
 }
 
 // driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with.
@@ -226,14 +226,13 @@ func (m *Memo) endDrift() {
 	m.sorted, m.sortedNext = m.sortedNext, nil
 }
 
-// classified returns a node's pods as classify keeps them: those still running, and those of
-// them that move when the node goes (reschedulable), sorted by name (sortPods). The last
+// classified returns a node's pods as classify keeps them (see podLists). The last
 // decision's lists serve while the node's pods are the same pods in the same order and none
 // changed in place (the lists read phases and deletion marks; the sort reads names alone,
 // which never change). Called between beginDrift and endDrift.
-func (m *Memo) classified(pods []*corev1.Pod) (running, movable []*corev1.Pod) {
+func (m *Memo) classified(pods []*corev1.Pod) podLists {
 	if len(pods) == 0 {
-		return nil, nil
+		return podLists{}
 	}
 	if m.sortedNext == nil {
 		m.sortedNext = make(map[*corev1.Pod]sortedPods, len(m.sorted))
@@ -244,19 +243,10 @@ func (m *Memo) classified(pods []*corev1.Pod) (running, movable []*corev1.Pod) {
 		sortPods(s.sorted)
 	}
 	if s.facts == nil || changedInPlace(s.facts) {
-		s.running, s.movable, s.facts = nil, nil, factsOfPods(pods)
-		for _, p := range s.sorted {
-			if isTerminal(p) {
-				continue
-			}
-			s.running = append(s.running, p)
-			if reschedulable(p) {
-				s.movable = append(s.movable, p)
-			}
-		}
+		s.lists, s.facts = listPods(s.sorted), factsOfPods(pods)
 	}
 	m.sortedNext[pods[0]] = s
-	return s.running, s.movable
+	return s.lists
 }
 
 // factsOf is factsOfPods(pods), taken from the node's entry when classified made one (checked

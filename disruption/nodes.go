@@ -51,9 +51,11 @@ type nodeState struct {
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
 	pods    []*corev1.Pod
 	movable []*corev1.Pod
-	// needs are the movable pods' requests, and room what the node's allocatable leaves, for
-	// the bounds (see bounds.go); set by newRoomIndex.
+	// needs are the movable pods' requests and used what the pods take by their requests
+	// (see podLists); room is what the node's allocatable leaves, set by newRoomIndex. For
+	// the bounds (see bounds.go).
 	needs []vec
+	used  vec
 	room  vec
 	// counted is set when the node already counts against its NodePool's budgets (it is
 	// being disrupted or NotReady).
@@ -128,24 +130,20 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	if n.created.IsZero() {
 		n.created = node.CreationTimestamp.Time
 	}
+	var lists podLists
 	if d.driftMemo != nil { // newDecider refused nil pods
-		n.pods, n.movable = d.driftMemo.classified(in.Pods) // shared with the next decision: only read
+		lists = d.driftMemo.classified(in.Pods) // shared with the next decision: only read
 	} else {
 		for j, p := range in.Pods {
 			if p == nil {
 				return nil, fmt.Errorf("node %s: pods[%d] is nil", n.name, j)
 			}
-			if isTerminal(p) {
-				continue
-			}
-			n.pods = append(n.pods, p)
-			if reschedulable(p) {
-				n.movable = append(n.movable, p)
-			}
 		}
-		sortPods(n.pods)
-		sortPods(n.movable)
+		sorted := slices.Clone(in.Pods)
+		sortPods(sorted)
+		lists = listPods(sorted)
 	}
+	n.pods, n.movable, n.needs, n.used = lists.running, lists.movable, lists.needs, lists.used
 
 	n.counted = in.Initialized && n.poolName != "" && (in.Disrupting || notReady(node))
 
@@ -308,6 +306,33 @@ func notReady(node *corev1.Node) bool {
 		}
 	}
 	return false // no status (a manifest): taken as ready
+}
+
+// podLists are a node's pods as classify keeps them: those still running, and those of them
+// that move when the node goes (reschedulable), sorted by name (sortPods); with what the
+// bounds read of them, the movable pods' requests (podVec) and what the running ones take
+// (usedVec), worked out once per node rather than once per decision.
+type podLists struct {
+	running, movable []*corev1.Pod
+	needs            []vec
+	used             vec
+}
+
+// listPods makes the lists of a node's pods, sorted.
+func listPods(sorted []*corev1.Pod) podLists {
+	var l podLists
+	for _, p := range sorted {
+		if isTerminal(p) {
+			continue
+		}
+		l.running = append(l.running, p)
+		l.used = l.used.add(usedVec(p))
+		if reschedulable(p) {
+			l.movable = append(l.movable, p)
+			l.needs = append(l.needs, podVec(p))
+		}
+	}
+	return l
 }
 
 // sortPods sorts pods by their namespace/name keys, stably.
