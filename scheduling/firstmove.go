@@ -53,6 +53,10 @@ type firstMoves struct {
 	taken     map[int]resources.Vector
 	used      resources.Vector
 	first     podInfo
+	// fitFrom holds, by plain pod class, the position of the first node that takes such a
+	// pod on the state as it is (len(rank) for none). A what-if only removes nodes and takes
+	// room, so no node before it takes the pod in any what-if: the search starts there.
+	fitFrom map[string]int
 	// What the walk found: the stop, or the displaced pods that fit no existing node.
 	stopped *UninitializedError
 	waiting []*podInfo
@@ -104,7 +108,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 			fm.keys[podKey(p)] = true
 		}
 	}
-	fm.taken, fm.seen, fm.clash = map[int]resources.Vector{}, map[string]bool{}, map[*leavingPods]bool{}
+	fm.taken, fm.seen, fm.clash, fm.fitFrom = map[int]resources.Vector{}, map[string]bool{}, map[*leavingPods]bool{}, map[string]int{}
 	fm.removed = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
 	return fm
@@ -291,7 +295,18 @@ func (fm *firstMoves) clashes(l *leavingPods) bool {
 // firstFit is the first node, in rank order, that takes p on the state as it is, less the
 // removed nodes and the room taken.
 func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
-	return fm.s.firstExisting(p, false, func(i int) bool {
+	from := 0
+	if p.memoClass != "" { // always so: firstFit places plain pods alone
+		var ok bool
+		if from, ok = fm.fitFrom[p.memoClass]; !ok {
+			from = len(fm.removed)
+			if n := fm.s.firstExisting(p, false, nil); n != nil {
+				from = n.index
+			}
+			fm.fitFrom[p.memoClass] = from
+		}
+	}
+	return fm.s.firstExistingFrom(from, p, false, func(i int) bool {
 		if fm.removed[i] {
 			return true
 		}

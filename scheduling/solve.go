@@ -687,9 +687,14 @@ func (s *solver) placeOnExistingNode(p *podInfo, traced bool) bool {
 // are now, nil when none does; skip, when set, leaves out the nodes it names by index.
 // Traced, it notes each node tried and how many it skipped.
 func (s *solver) firstExisting(p *podInfo, traced bool, skip func(i int) bool) *existingNode {
+	return s.firstExistingFrom(0, p, traced, skip)
+}
+
+// firstExistingFrom is firstExisting over the nodes from position from on.
+func (s *solver) firstExistingFrom(from int, p *podInfo, traced bool, skip func(i int) bool) *existingNode {
 	tried := 0
 	var found *existingNode
-	s.existingFree.Each(p.requests, func(i int) bool {
+	s.existingFree.EachFrom(from, p.requests, func(i int) bool {
 		if skip != nil && skip(i) {
 			return false
 		}

@@ -105,11 +105,21 @@ func (f *Index) summarize(b int) {
 // Each calls try, in order, for every node whose free room might hold want, until try
 // returns true.
 func (f *Index) Each(want resources.Vector, try func(i int) bool) bool {
-	for b, rooms := range f.rooms {
+	return f.EachFrom(0, want, try)
+}
+
+// EachFrom is Each over the nodes from position from on.
+func (f *Index) EachFrom(from int, want resources.Vector, try func(i int) bool) bool {
+	for b := max(from, 0) / block; b < len(f.rooms); b++ {
+		rooms := f.rooms[b]
 		if !want.Fits(f.blockOf(b)) {
 			continue
 		}
-		for j, i := 0, b*block; j < len(rooms); j, i = j+f.dims, i+1 {
+		j, i := 0, b*block
+		if i < from {
+			j, i = (from-i)*f.dims, from
+		}
+		for ; j < len(rooms); j, i = j+f.dims, i+1 {
 			if want.Fits(resources.Vector(rooms[j:j+f.dims])) && try(i) {
 				return true
 			}

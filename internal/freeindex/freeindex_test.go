@@ -10,8 +10,8 @@ import (
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
-// TestEachMatchesScan checks that Each visits, in order, exactly the nodes a plain scan finds
-// with room, across block boundaries and after updates that shrink and grow a block's maximum.
+// TestEachMatchesScan checks that Each, and EachFrom from any position, visit, in order,
+// exactly the nodes a plain scan finds with room (from that position), across block boundaries and after updates that shrink and grow a block's maximum.
 func TestEachMatchesScan(t *testing.T) {
 	ix := New(1)
 	var free []resources.Vector
@@ -25,22 +25,25 @@ func TestEachMatchesScan(t *testing.T) {
 	updates := []struct{ i, v int }{{3, 0}, {block, 99}, {2*block + 1, 0}, {3 * block, 100}}
 	for step := 0; step <= len(updates); step++ {
 		for _, want := range []int64{0, 1, 50, 99, 100, 101} {
-			var scanned, visited []int
-			for i, f := range free {
-				if (resources.Vector{want}).Fits(f) {
-					scanned = append(scanned, i)
+			// from 0 is Each; the others start inside a block, on a block's first node and
+			// past the last node.
+			for _, from := range []int{0, 3, block - 1, block, 2*block + 7, 3*block + 4, 3*block + 5, 200} {
+				var scanned, visited []int
+				for i, f := range free {
+					if i >= from && (resources.Vector{want}).Fits(f) {
+						scanned = append(scanned, i)
+					}
 				}
-			}
-			ix.Each(resources.Vector{want}, func(i int) bool {
-				visited = append(visited, i)
-				return false
-			})
-			if len(scanned) != len(visited) {
-				t.Fatalf("step %d, want %d: visited %v, scan finds %v", step, want, visited, scanned)
-			}
-			for k := range scanned {
-				if scanned[k] != visited[k] {
-					t.Fatalf("step %d, want %d: visited %v, scan finds %v", step, want, visited, scanned)
+				each := ix.EachFrom
+				if from == 0 {
+					each = func(_ int, want resources.Vector, try func(i int) bool) bool { return ix.Each(want, try) }
+				}
+				each(from, resources.Vector{want}, func(i int) bool {
+					visited = append(visited, i)
+					return false
+				})
+				if !slices.Equal(scanned, visited) {
+					t.Fatalf("step %d, want %d from %d: visited %v, scan finds %v", step, want, from, visited, scanned)
 				}
 			}
 		}
