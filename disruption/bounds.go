@@ -175,6 +175,8 @@ func (ix *roomIndex) fitsElsewhere(v vec, except *nodeState) bool {
 type offerIndex struct {
 	types           []typePrice
 	perCPU, perByte float64
+	// most is the most room of any type in each dimension.
+	most vec
 }
 
 type typePrice struct {
@@ -201,6 +203,9 @@ func newOfferIndex(pools []*scheduling.NodePool, poolReqs map[string]requirement
 			}
 			room := vecOf(it.Allocatable())
 			ix.types = append(ix.types, typePrice{room: room, price: price})
+			for k := range ix.most {
+				ix.most[k] = max(ix.most[k], room[k])
+			}
 			if room[0] > 0 {
 				ix.perCPU = math.Min(ix.perCPU, price/float64(room[0]))
 			}
@@ -303,20 +308,22 @@ func boundReason(n need, lower, limit float64) string {
 	return ""
 }
 
-// firstRound rules on removing node c alone, for a decision that only needs its commands,
-// from the scheduler's first round without a solve (scheduling.Cluster.FirstRound): the
-// outcome fails when a pod of c would move to a node still starting, or when the pods no
-// staying node takes, which must all go to one new node, need one that costs no less than c.
-// told is false when the first round cannot tell, or does not rule the removal out: it is
-// then simulated.
-func (d *decider) firstRound(cluster *scheduling.Cluster, c *nodeState) (o *outcome, told bool) {
-	cands := []*nodeState{c}
-	change := d.sim.change(cands, nil)
+// firstRound rules on removing set, for a decision that only needs its commands, from the
+// scheduler's first round without a solve (scheduling.Cluster.FirstRound): the outcome fails
+// when a pod of set would move to a node still starting; or, when the first round is final,
+// when the pods no staying node takes need new nodes that cannot make a consolidation: for a
+// single node, one new node no cheaper than it (a node is replaced by one node at most); for
+// several, as many new nodes as the set has at least (several nodes are only consolidated
+// into fewer). Such a set is not one whose pods fit on fewer new nodes at no lower price
+// (prefixSearch's "too short"): its pods fit on no fewer, or some fit nowhere. told is false
+// when the first round cannot tell, or does not rule the removal out: it is then simulated.
+func (d *decider) firstRound(cluster *scheduling.Cluster, set []*nodeState) (o *outcome, told bool) {
+	change := d.sim.change(set, nil)
 	round, ok := cluster.FirstRound(change, scheduling.Options{SkipLowerBound: true, StopOnUninitialized: true})
 	if !ok {
 		return nil, false
 	}
-	o = &outcome{cands: cands, change: change, to: map[string]string{}, failed: map[string]string{}}
+	o = &outcome{cands: set, change: change, to: map[string]string{}, failed: map[string]string{}}
 	if round.Stopped != nil {
 		o.uninit = round.Stopped.Error()
 		return o, true
@@ -329,10 +336,31 @@ func (d *decider) firstRound(cluster *scheduling.Cluster, c *nodeState) (o *outc
 		v := podVec(p)
 		n = n.add(need{total: v, largest: v})
 	}
-	if o.bounded = boundReason(n, d.offers.lower(n, true), c.price); o.bounded == "" {
+	if len(set) == 1 {
+		o.bounded = boundReason(n, d.offers.lower(n, true), set[0].price)
+	} else {
+		o.bounded = d.offers.countReason(n, len(set))
+	}
+	if o.bounded == "" {
 		return nil, false
 	}
 	return o, true
+}
+
+// countReason says why new nodes for n cannot be fewer than want ("" when they might be): no
+// instance type has more room in any dimension than the largest of each, so the total needs
+// at least that many.
+func (ix *offerIndex) countReason(n need, want int) string {
+	least := int64(0)
+	for k, most := range ix.most {
+		if most > 0 {
+			least = max(least, (n.total[k]+most-1)/most)
+		}
+	}
+	if least < int64(want) {
+		return ""
+	}
+	return fmt.Sprintf("no consolidation into fewer nodes (a bound, without simulation): %s of their requests fit on no other node, and no instance type of the NodePools has more than %s, so they need at least %d new nodes", describeVec(n.total), describeVec(ix.most), least)
 }
 
 // newNodesLower is what the pods of set that fit on no node of rooms (but their own), with

@@ -30,6 +30,9 @@ import (
 //     set it grows), so the bound changes no decision, only skips work;
 //   - the bound's price is a true lower bound: whenever the simulation places every pod, its
 //     replacements cost at least that much (a single node's pods on one replacement).
+//   - a single node or set the scheduler's first round rules out for a decision for its
+//     commands (firstRound) is no valid consolidation, and a set of several is not one whose
+//     pods all fit on fewer new nodes (which prefixSearch reads of its failures).
 //
 // The second holds whether or not the bound rules the set out, so it checks the bound's
 // arithmetic on every simulated set, not only on those near its limit. The test also counts
@@ -60,6 +63,8 @@ func TestBoundsAreSound(t *testing.T) {
 	// What the generator must reach for the checks to mean something.
 	require.Greater(t, st.singleRuled, seeds/3, "single-node bounds ruled out too few candidates: %+v", st)
 	require.Greater(t, st.multiRuled, seeds/20, "multi-node bounds ruled out too few sets: %+v", st)
+	require.Greater(t, st.firstRoundRuled, seeds/20, "the first round ruled out too few candidates: %+v", st)
+	require.Greater(t, st.firstRoundSets, seeds/40, "the first round ruled out too few sets of several nodes: %+v", st)
 	require.Greater(t, st.growRuled, seeds/3, "grow bounds ruled out too few additions: %+v", st)
 	require.Greater(t, st.ruledPlaced, seeds/4, "too few ruled-out sets whose pods all found a place: %+v", st)
 	require.Greater(t, st.valid, seeds, "too few valid consolidations among the simulated sets: %+v", st)
@@ -72,6 +77,9 @@ type boundStats struct {
 	// singleRuled, multiRuled and growRuled count the sets bounds ruled out; ruledPlaced those
 	// of them whose pods the simulation still placed (on replacements that cost too much).
 	singleRuled, multiRuled, growRuled, ruledPlaced int
+	// firstRoundRuled counts the single nodes and sets the first round rules out, and
+	// firstRoundSets those of several nodes.
+	firstRoundRuled, firstRoundSets int
 	// costChecked counts the simulations that placed every pod, whose cost was held against
 	// the lower bound.
 	costChecked int
@@ -144,6 +152,22 @@ func checkBounds(d *decider, rng *rand.Rand, st *boundStats) []string {
 		}
 		sets = append(sets, set)
 	}
+	for _, set := range append(singles(cands), sets...) {
+		// The first round's rulings, for a decision for its commands (firstRound): the set is
+		// no valid consolidation, and, for several nodes, not one whose pods all fit on fewer
+		// new nodes (prefixSearch's "too short", which the search reads of a failure).
+		if told, ok := d.firstRound(d.sim.cluster, set); ok && told.bounded != "" {
+			st.firstRoundRuled++
+			if len(set) > 1 {
+				st.firstRoundSets++
+			}
+			o, ok := sim(set)
+			short := o.allPlaced() && len(set) > 1 && len(o.replacements) < len(set)
+			if ok || short {
+				errs = append(errs, fmt.Sprintf("first round: it rules out %s (%s), but the simulation finds %s (valid %v)", namesKey(set), told.bounded, describeOutcome(o), ok))
+			}
+		}
+	}
 	for _, set := range sets {
 		why := d.multiNodeBound(set)
 		o, ok := sim(set)
@@ -196,6 +220,15 @@ func checkBounds(d *decider, rng *rand.Rand, st *boundStats) []string {
 		}
 	}
 	return errs
+}
+
+// singles is each of cands alone.
+func singles(cands []*nodeState) [][]*nodeState {
+	out := make([][]*nodeState, len(cands))
+	for i, c := range cands {
+		out[i] = []*nodeState{c}
+	}
+	return out
 }
 
 func describeOutcome(o *outcome) string {

@@ -55,8 +55,8 @@ func (d *decider) simulateConsolidation(cluster *scheduling.Cluster, set []*node
 	// Spot candidates are simulated in full: whether a failed outcome is tried again with
 	// spot offerings only depends on its replacements.
 	stopEarly := d.commandsOnly && !allSpot(set)
-	if stopEarly && len(set) == 1 {
-		if o, told := d.firstRound(cluster, set[0]); told {
+	if stopEarly {
+		if o, told := d.firstRound(cluster, set); told {
 			return o, d.check(o)
 		}
 	}
