@@ -55,6 +55,9 @@ type Memo struct {
 	// sorted holds, by each node's first pod, the node's pods as given, sorted and classified
 	// (see classified); each decision keeps its own nodes' (sortedNext) only.
 	sorted, sortedNext map[*corev1.Pod]sortedPods
+	// decision counts the decisions begun on the memo (beginDrift), so that an entry checked
+	// against its pods in this decision is not checked again.
+	decision int
 }
 
 // sortedPods is a node's pods as a decision was given them, and sorted; the lists classify
@@ -64,6 +67,8 @@ type sortedPods struct {
 	given, sorted []*corev1.Pod
 	lists         podLists
 	facts         []podFacts
+	// checked is the decision that last found the pods as facts has them.
+	checked int
 }
 
 // driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with.
@@ -219,6 +224,7 @@ func (m *Memo) beginDrift(facts *poolFacts) {
 		m.drift, m.driftFacts = nil, facts
 	}
 	m.driftNext = make(map[*corev1.Node]driftSeen, len(m.drift))
+	m.decision++
 }
 
 func (m *Memo) endDrift() {
@@ -245,14 +251,16 @@ func (m *Memo) classified(pods []*corev1.Pod) podLists {
 	if s.facts == nil || changedInPlace(s.facts) {
 		s.lists, s.facts = listPods(s.sorted), factsOfPods(pods)
 	}
+	s.checked = m.decision
 	m.sortedNext[pods[0]] = s
 	return s.lists
 }
 
 // factsOf is factsOfPods(pods), taken from the node's entry when classified made one (checked
-// again: without a drift memo the entry may be an older decision's). Called after endDrift.
+// again unless classified checked it in this decision: without a drift memo the entry may be
+// an older decision's). Called after endDrift.
 func (m *Memo) factsOf(pods []*corev1.Pod) []podFacts {
-	if s, ok := m.sorted[firstPod(pods)]; ok && s.facts != nil && slices.Equal(s.given, pods) && !changedInPlace(s.facts) {
+	if s, ok := m.sorted[firstPod(pods)]; ok && s.facts != nil && slices.Equal(s.given, pods) && (s.checked == m.decision || !changedInPlace(s.facts)) {
 		return s.facts
 	}
 	return factsOfPods(pods)

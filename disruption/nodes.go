@@ -157,15 +157,18 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	case !in.Initialized && n.poolName != "":
 		n.hard = "the node is not initialized yet"
 	}
-	n.doNotDisrupt = doNotDisruptReason(node, n.pods)
-	n.nodeDoNotDisrupt = doNotDisruptReason(node, nil) != ""
+	n.doNotDisrupt = nodeDoNotDisruptReason(node)
+	n.nodeDoNotDisrupt = n.doNotDisrupt != ""
+	if n.doNotDisrupt == "" {
+		n.doNotDisrupt = lists.doNotDisrupt
+	}
 	d.checkPDBs(n)
 	if n.pool != nil {
 		n.consolidation = d.consolidationBlock(n)
 		n.underutilized = underutilizedBlock(n)
 		n.drifted = d.driftReason(n)
 		n.expired = d.expiredReason(n)
-		n.cost = disruptionCost(n.movable) * lifetimeRemaining(n.expireAfter(), d.now.Sub(n.created))
+		n.cost = lists.cost * lifetimeRemaining(n.expireAfter(), d.now.Sub(n.created))
 	}
 	return n, nil
 }
@@ -309,13 +312,16 @@ func notReady(node *corev1.Node) bool {
 }
 
 // podLists are a node's pods as classify keeps them: those still running, and those of them
-// that move when the node goes (reschedulable), sorted by name (sortPods); with what the
-// bounds read of them, the movable pods' requests (podVec) and what the running ones take
-// (usedVec), worked out once per node rather than once per decision.
+// that move when the node goes (reschedulable), sorted by name (sortPods); with what
+// decisions read of them alone, worked out once per node rather than once per decision: the
+// movable pods' requests (podVec) and what the running ones take (usedVec), for the bounds;
+// the movable pods' disruption cost; and the pod that keeps the node (doNotDisruptReason).
 type podLists struct {
 	running, movable []*corev1.Pod
 	needs            []vec
 	used             vec
+	cost             float64
+	doNotDisrupt     string
 }
 
 // listPods makes the lists of a node's pods, sorted.
@@ -332,6 +338,8 @@ func listPods(sorted []*corev1.Pod) podLists {
 			l.needs = append(l.needs, podVec(p))
 		}
 	}
+	l.cost = disruptionCost(l.movable)
+	l.doNotDisrupt = podDoNotDisruptReason(l.running)
 	return l
 }
 
@@ -375,12 +383,18 @@ func comparePodKeys(a, b *corev1.Pod) int {
 	}
 }
 
-func doNotDisruptReason(node *corev1.Node, pods []*corev1.Pod) string {
+// nodeDoNotDisruptReason says which annotation keeps the node ("" when none does).
+func nodeDoNotDisruptReason(node *corev1.Node) string {
 	for _, a := range doNotDisruptAnnotations {
 		if node.Annotations[a] == "true" {
 			return fmt.Sprintf("the node has %s", a)
 		}
 	}
+	return ""
+}
+
+// podDoNotDisruptReason names the first of pods that keeps its node ("" when none does).
+func podDoNotDisruptReason(pods []*corev1.Pod) string {
 	for _, p := range pods {
 		// Karpenter ignores the annotation on pods that are terminating (or finished).
 		if p.DeletionTimestamp != nil {
