@@ -129,7 +129,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 	var daemons []*daemonset.Template
 	var pools []*poolState
 	var launchable map[string][]string
-	if !in.Pools.fitsWithoutCollecting(in) {
+	if !in.Pools.fitsWithoutCollecting(in, prev) {
 		dims = collectDims(in)
 	}
 	pods := newPodMemo()

@@ -16,7 +16,7 @@ import (
 // exactly when they fit the resources collected: same resources, one more (on a pod, a pod's
 // overhead, init container, limits or pod-level requests, a node, a DaemonSet), one fewer,
 // "nodes" (which is no dimension), other NodePool or DaemonSet objects. Running pods' resources
-// are not collected.
+// are not collected. Nodes an earlier preparation converted are not read again.
 func TestFitsWithoutCollecting(t *testing.T) {
 	list := func(names ...corev1.ResourceName) corev1.ResourceList {
 		l := corev1.ResourceList{}
@@ -85,10 +85,24 @@ func TestFitsWithoutCollecting(t *testing.T) {
 		"other DaemonSets":              {with(func(in *Input) { in.DaemonSets = []*appsv1.DaemonSet{ds, otherDS} }), false},
 		"no Pools":                      {with(func(in *Input) { in.Pools = nil }), false},
 	}
+	// A preparation of the base input, whose node conversion later ones reuse.
+	prev, err := prepareReusing(with(func(*Input) {}), nil)
+	require.NoError(t, err)
+	require.Same(t, pools.set.Dims, prev.dims)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			require.Equal(t, c.fits, c.in.Pools.fits(c.in, collectDims(c.in)), "what collecting says")
-			require.Equal(t, c.fits, c.in.Pools.fitsWithoutCollecting(c.in))
+			require.Equal(t, c.fits, c.in.Pools.fitsWithoutCollecting(c.in, nil))
+			require.Equal(t, c.fits, c.in.Pools.fitsWithoutCollecting(c.in, prev), "reusing the base's node")
 		})
 	}
+	// Only the reused node names example.com/license: unread, it leaves the dimension unnamed,
+	// and preparing collects the dimensions, which are the Pools' all the same.
+	nodeOnly := with(func(in *Input) { in.Pods = nil })
+	require.True(t, nodeOnly.Pools.fitsWithoutCollecting(nodeOnly, nil))
+	require.False(t, nodeOnly.Pools.fitsWithoutCollecting(nodeOnly, prev))
+	again, err := prepareReusing(nodeOnly, prev)
+	require.NoError(t, err)
+	require.Same(t, pools.set.Dims, again.dims)
+	require.Same(t, prev.existing[base.ExistingNodes[0]], again.existing[base.ExistingNodes[0]], "the node's conversion is reused")
 }

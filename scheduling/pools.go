@@ -35,13 +35,22 @@ func (p *Pools) fits(in Input, dims *resources.Dims) bool {
 // fitsWithoutCollecting is fits(in, collectDims(in)) without collecting: a replay prepares
 // its whole cluster every few seconds over the same Pools, and collecting the resources of
 // every instance type, node and pod again costs more than checking those of the nodes and
-// pods (the NodePools and DaemonSets being Pools' own, their resources are known).
-func (p *Pools) fitsWithoutCollecting(in Input) bool {
+// pods (the NodePools and DaemonSets being Pools' own, their resources are known). The nodes
+// prev converted under the Pools' dimensions are not read again: they name none beyond
+// them. Should one be the only one to name a dimension, this reports false, and preparing
+// collects the dimensions, which then fit.
+func (p *Pools) fitsWithoutCollecting(in Input, prev *prepared) bool {
 	if p == nil || !p.set.Of(in.NodePools, in.DaemonSets) {
 		return false
 	}
+	if prev != nil && prev.dims != p.set.Dims {
+		prev = nil
+	}
 	names := p.set.Names()
 	for _, en := range in.ExistingNodes {
+		if prev != nil && prev.existing[en] != nil {
+			continue
+		}
 		if en != nil && en.Node != nil {
 			names.Visit(en.Node.Status.Allocatable)
 			names.Visit(en.Node.Status.Capacity)
