@@ -70,14 +70,16 @@ func (b *nodeIndex) hostsOf(keys map[string]bool) map[string][]int {
 		return hosts
 	}
 	byName := make(map[string][]string, len(keys)) // name → the keys of that name
+	var sought nameFilter
 	for k := range keys {
 		if slash := strings.IndexByte(k, '/'); slash >= 0 {
 			byName[k[slash+1:]] = append(byName[k[slash+1:]], k)
+			sought.add(k[slash+1:])
 		}
 	}
 	for i, en := range b.inputNodes {
 		for _, p := range en.Pods {
-			if p == nil {
+			if p == nil || !sought.may(p.Name) {
 				continue
 			}
 			for _, k := range byName[p.Name] {
@@ -91,6 +93,29 @@ func (b *nodeIndex) hostsOf(keys map[string]bool) map[string][]int {
 		}
 	}
 	return hosts
+}
+
+// nameFilter tells most names apart from a few sought ones without hashing them: it holds
+// the length (modulo 64) and last byte of each sought name, so a name it rules out is none
+// of them.
+type nameFilter [64][4]uint64
+
+func (f *nameFilter) add(name string) {
+	row, c := filterSlot(name)
+	f[row][c>>6] |= 1 << (c & 63)
+}
+
+// may reports whether name may be a sought one.
+func (f *nameFilter) may(name string) bool {
+	row, c := filterSlot(name)
+	return f[row][c>>6]&(1<<(c&63)) != 0
+}
+
+func filterSlot(name string) (row int, last byte) {
+	if name == "" {
+		return 0, 0
+	}
+	return len(name) & 63, name[len(name)-1]
 }
 
 // sameNamespace reports whether key (namespace/name, the name being pod's) names pod's
