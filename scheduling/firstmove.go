@@ -57,6 +57,10 @@ type firstMoves struct {
 	// pod on the state as it is (len(rank) for none). A what-if only removes nodes and takes
 	// room, so no node before it takes the pod in any what-if: the search starts there.
 	fitFrom map[string]int
+	// walkFrom holds, by class, where the last pod of the class the walk placed landed (or
+	// len(rank) for nowhere): room only shrinks during a walk, so the next pod of the class
+	// takes no node before it.
+	walkFrom []classFrom
 	// What the walk found: the stop, or the displaced pods that fit no existing node.
 	stopped *UninitializedError
 	waiting []*podInfo
@@ -295,17 +299,44 @@ func (fm *firstMoves) clashes(l *leavingPods) bool {
 // firstFit is the first node, in rank order, that takes p on the state as it is, less the
 // removed nodes and the room taken.
 func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
-	from := 0
-	if p.memoClass != "" { // always so: firstFit places plain pods alone
-		var ok bool
-		if from, ok = fm.fitFrom[p.memoClass]; !ok {
+	if p.memoClass == "" { // never so: firstFit places plain pods alone
+		return fm.firstFitFrom(0, p)
+	}
+	at := -1
+	for i := range fm.walkFrom {
+		if fm.walkFrom[i].class == p.memoClass {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		from, ok := fm.fitFrom[p.memoClass]
+		if !ok {
 			from = len(fm.removed)
 			if n := fm.s.firstExisting(p, false, nil); n != nil {
 				from = n.index
 			}
 			fm.fitFrom[p.memoClass] = from
 		}
+		at = len(fm.walkFrom)
+		fm.walkFrom = append(fm.walkFrom, classFrom{class: p.memoClass, from: from})
 	}
+	n := fm.firstFitFrom(fm.walkFrom[at].from, p)
+	fm.walkFrom[at].from = len(fm.removed)
+	if n != nil {
+		fm.walkFrom[at].from = n.index
+	}
+	return n
+}
+
+// classFrom is where the search for a pod of class starts.
+type classFrom struct {
+	class string
+	from  int
+}
+
+// firstFitFrom is firstFit over the nodes from position from on.
+func (fm *firstMoves) firstFitFrom(from int, p *podInfo) *existingNode {
 	return fm.s.firstExistingFrom(from, p, false, func(i int) bool {
 		if fm.removed[i] {
 			return true
@@ -346,4 +377,5 @@ func (fm *firstMoves) reset() {
 	fm.stopped = nil
 	clear(fm.waiting)
 	fm.waiting = fm.waiting[:0]
+	fm.walkFrom = fm.walkFrom[:0]
 }

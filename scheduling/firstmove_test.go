@@ -183,6 +183,12 @@ func TestFirstMoveLeavesTheRestToTheSolve(t *testing.T) {
 		stopped:  "default/web-2 c-starting",
 		answered: true,
 	}, {
+		name:     "displaced pods of one class fill a ready node's room one after the other",
+		filler:   "1900m",
+		leaving:  []*corev1.Pod{webPod("web-1", "1"), webPod("web-2", "1"), webPod("web-3", "1")},
+		stopped:  "default/web-3 c-starting",
+		answered: true,
+	}, {
 		name: "a pending pod planned first keeps web pods out of its zone",
 		pending: []*corev1.Pod{tb.Pod("guard").CPU("6").NodeSelector(corev1.LabelTopologyZone, "us-west-2a").
 			AntiAffinity(corev1.LabelTopologyZone, map[string]string{"app": "web"}).Obj()},
