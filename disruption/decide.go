@@ -160,7 +160,9 @@ func newDecider(in Input) (*decider, error) {
 			if p == nil {
 				return nil, fmt.Errorf("node %s: pods[%d] is nil", n.Node.Name, j)
 			}
-			bound = append(bound, p)
+		}
+		if len(in.PodDisruptionBudgets) > 0 { // they count every pod, and only they
+			bound = append(bound, n.Pods...)
 		}
 	}
 	if d.pdbs, err = newPDBIndex(in.PodDisruptionBudgets, bound, pending); err != nil {
