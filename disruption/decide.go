@@ -250,14 +250,24 @@ func (d *decider) nominate(pending []*corev1.Pod) {
 	for _, p := range pending {
 		isPending[podKey(p)] = true
 	}
-	plan, err := d.sim.cluster.Simulate(scheduling.Change{}, scheduling.Options{SkipLowerBound: true})
-	if err != nil {
-		return // every simulation reports the solver's refusal
-	}
+	opts := scheduling.Options{SkipLowerBound: true}
 	onto := map[*nodeState][]string{}
-	for _, pl := range plan.Placements {
-		if n := d.byName[pl.Node]; n != nil && pl.NodeClaim < 0 {
-			onto[n] = append(onto[n], podKey(pl.Pod))
+	// The solve's first round tells where most pending pods land without a solve.
+	landings, ok := d.sim.cluster.PendingOnExisting(opts)
+	if !ok {
+		plan, err := d.sim.cluster.Simulate(scheduling.Change{}, opts)
+		if err != nil {
+			return // every simulation reports the solver's refusal
+		}
+		for _, pl := range plan.Placements {
+			if pl.NodeClaim < 0 && pl.Node != "" {
+				landings = append(landings, scheduling.Landing{Pod: pl.Pod, Node: pl.Node})
+			}
+		}
+	}
+	for _, l := range landings {
+		if n := d.byName[l.Node]; n != nil {
+			onto[n] = append(onto[n], podKey(l.Pod))
 		}
 	}
 	for n, pods := range onto {

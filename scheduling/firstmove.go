@@ -181,24 +181,12 @@ func (c *Cluster) firstMoveStop(change Change, opts Options) *UninitializedError
 // before it changed; a displaced pod that fits no existing node waits or goes to a new node,
 // which changes no existing node for the plain pods that follow.
 func (c *Cluster) firstRound(change Change, opts Options, waiting bool) (*firstMoves, bool) {
-	if !opts.StopOnUninitialized || len(opts.Trace) > 0 || (opts.Strategy != "" && opts.Strategy != StrategyCheapest) || len(change.RemoveNodes) == 0 ||
+	if !opts.StopOnUninitialized || len(change.RemoveNodes) == 0 ||
 		len(change.Cordon)+len(change.Evict)+len(change.AddPods)+len(change.RemovePods)+len(change.Initialize)+len(change.Requirements) > 0 {
 		return nil, false
 	}
-	policy := opts.PreferencePolicy
-	switch policy {
-	case "":
-		policy = PreferencesRespect
-	case PreferencesRespect, PreferencesIgnore:
-	default:
-		return nil, false // the solve names the error
-	}
-	b := c.base()
-	if b == nil {
-		return nil, false
-	}
-	fm := c.firstMovesFor(b, policy)
-	if fm.s == nil {
+	fm := c.firstMovesOf(opts)
+	if fm == nil {
 		return nil, false
 	}
 	if !fm.walk(c, change, waiting) {
@@ -206,6 +194,30 @@ func (c *Cluster) firstRound(change Change, opts Options, waiting bool) (*firstM
 		return nil, false
 	}
 	return fm, true
+}
+
+// firstMovesOf returns the Cluster's firstMoves for a solve with opts, nil when the first
+// round cannot be followed (tracing, another strategy, a rule of topology).
+func (c *Cluster) firstMovesOf(opts Options) *firstMoves {
+	if len(opts.Trace) > 0 || (opts.Strategy != "" && opts.Strategy != StrategyCheapest) {
+		return nil
+	}
+	policy := opts.PreferencePolicy
+	switch policy {
+	case "":
+		policy = PreferencesRespect
+	case PreferencesRespect, PreferencesIgnore:
+	default:
+		return nil // the solve names the error
+	}
+	b := c.base()
+	if b == nil {
+		return nil
+	}
+	if fm := c.firstMovesFor(b, policy); fm.s != nil {
+		return fm
+	}
+	return nil
 }
 
 // walk is firstRound's walk over the queue; false when it cannot tell.
