@@ -59,9 +59,10 @@ func (d *decider) multiNode() error {
 // three of them cost no more than it, four do). So beyond Karpenter, after each search it
 // binary-searches again between the longest prefix found too short and the longest tried,
 // which costs nothing when no prefix fails that way. The search is sequential, but with a
-// second worker the prefix it tries next on a failure is simulated while it simulates the
-// current one: on two cores most of its simulations are off its critical path, and which
-// prefixes it tries, so the result, stays the same.
+// second worker the prefixes it tries next while its tries fail are simulated, one after the
+// other, while it simulates the current one (see ahead): on two cores most of its
+// simulations are off its critical path, and which prefixes it tries, so the result, stays
+// the same.
 func (d *decider) prefixSearch(list []*nodeState) *outcome {
 	tried := map[string]bool{}
 	bounds := map[string]string{}
@@ -77,10 +78,22 @@ func (d *decider) prefixSearch(list []*nodeState) *outcome {
 		}
 		return why
 	}
-	// try simulates a set; it reports whether the set is a valid consolidation. ifFails is the
-	// set the search tries next when this one fails (nil when none): most do, so it is
-	// simulated meanwhile on a second worker when there is one, and found in the memo then.
-	try := func(set, ifFails []*nodeState) bool {
+	// failChain is what the search tries after list[:n] while its tries fail, down to
+	// list[:lo]: each a binary search's next, below the last.
+	failChain := func(n, lo int) [][]*nodeState {
+		var chain [][]*nodeState
+		for m := (lo + n - 1) / 2; m >= lo && m < n; m = (lo + m - 1) / 2 {
+			chain = append(chain, list[:m])
+		}
+		return chain
+	}
+	ahead := d.newAhead()
+	defer ahead.end()
+	// try simulates a set, whose search goes down to list[:lo] while it fails; it reports
+	// whether the set is a valid consolidation. Most tries fail: what the search would try
+	// next then is simulated meanwhile on a second worker when there is one, and found in
+	// the memo.
+	try := func(set []*nodeState, lo int) bool {
 		key := namesKey(set)
 		if tried[key] || !canBeat(set, best) {
 			return false
@@ -89,14 +102,9 @@ func (d *decider) prefixSearch(list []*nodeState) *outcome {
 		if bound(set, key) != "" {
 			return false
 		}
-		wait := func() {}
-		if ifFails != nil {
-			if next := namesKey(ifFails); !tried[next] && canBeat(ifFails, best) && bound(ifFails, next) == "" {
-				wait = d.consolidateAhead(ifFails)
-			}
-		}
+		ahead.follow(failChain(len(set), lo))
+		ahead.wait(set)
 		o, why := d.consolidate(d.sim.cluster, set)
-		wait()
 		if why != "" {
 			if o.allPlaced() && len(o.replacements) < len(set) && o.cost >= priceOf(set)-priceEpsilon {
 				tooShort = max(tooShort, len(set))
@@ -108,21 +116,14 @@ func (d *decider) prefixSearch(list []*nodeState) *outcome {
 		}
 		return true
 	}
-	// prefix is list[:n], or nil for a search that ends before it.
-	prefix := func(n, lo int) []*nodeState {
-		if n < lo {
-			return nil
-		}
-		return list[:n]
-	}
 	top := min(len(list), MaxMultiNodeCandidates)
-	if try(list[:top], prefix((2+top-1)/2, 2)) {
+	if try(list[:top], 2) {
 		return best
 	}
 	for lo, hi := 2, top-1; lo <= hi; {
 		for lo <= hi {
 			mid := (lo + hi) / 2
-			if try(list[:mid], prefix((lo+mid-1)/2, lo)) {
+			if try(list[:mid], lo) {
 				lo = mid + 1
 			} else {
 				hi = mid - 1

@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -75,24 +76,87 @@ func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int
 	return results, done, first
 }
 
-// consolidateAhead starts consolidating set on a worker's cluster, so that the consolidate of
-// it that follows finds the result memoised, and returns the wait for it. The caller goes on
-// with another simulation on the simulator's own cluster meanwhile. It does nothing (the wait
-// returns at once) with a single worker or when the set's result is memoised already. The
-// result is the one consolidate finds on any cluster of the decision, so decisions do not
-// depend on it.
-func (d *decider) consolidateAhead(set []*nodeState) (wait func()) {
+// ahead simulates, on a worker's cluster, the sets a prefix search tries next while its tries
+// keep failing (most do), one after the other, so that each is memoised, or under way, when
+// the search reaches it; the search simulates the set it tries on the simulator's cluster
+// meanwhile. The first try of a search is its largest set, and each next one about halves: the
+// worker runs through the rest while the search simulates the first. When the search takes
+// another way (a try succeeds), it follows another chain: the set under way is finished, the
+// rest of the old chain dropped. Results are the ones consolidate finds on any cluster of the
+// decision, so decisions do not depend on it.
+type ahead struct {
+	d       *decider
+	cluster *scheduling.Cluster
+	// The chain under way: its sets' keys, a channel per set closed once the set is
+	// memoised or skipped, and the worker's stop and end.
+	keys     []string
+	done     []chan struct{}
+	stop     *atomic.Bool
+	finished chan struct{}
+}
+
+// newAhead returns the lookahead of a prefix search, nil with a single worker.
+func (d *decider) newAhead() *ahead {
 	if runtime.GOMAXPROCS(0) < 2 {
-		return func() {}
+		return nil
 	}
-	if _, ok := d.sim.consolidated.get(orderedNames(set)); ok {
-		return func() {}
+	d.roomIndex() // the worker reads it, for the bounds: made here, before it starts
+	return &ahead{d: d, cluster: d.sim.workerClusters(1)[0]}
+}
+
+// follow makes chain the sets simulated ahead: nothing changes when the chain under way goes
+// on with them.
+func (a *ahead) follow(chain [][]*nodeState) {
+	if a == nil {
+		return
 	}
-	cluster := d.sim.workerClusters(1)[0] // cloned here, before the simulator's cluster is used
-	done := make(chan struct{})
+	keys := make([]string, len(chain))
+	for i, set := range chain {
+		keys[i] = orderedNames(set)
+	}
+	if len(keys) > 0 && len(a.keys) >= len(keys) && slices.Equal(a.keys[len(a.keys)-len(keys):], keys) {
+		return
+	}
+	a.end()
+	if len(keys) == 0 {
+		return
+	}
+	a.keys, a.done = keys, make([]chan struct{}, len(keys))
+	for i := range a.done {
+		a.done[i] = make(chan struct{})
+	}
+	stop, finished, done := &atomic.Bool{}, make(chan struct{}), a.done
+	a.stop, a.finished = stop, finished
 	go func() {
-		defer close(done)
-		d.consolidate(cluster, set)
+		defer close(finished)
+		for i, set := range chain {
+			if !stop.Load() {
+				if _, ok := a.d.sim.consolidated.get(keys[i]); !ok && a.d.multiNodeBound(set) == "" {
+					a.d.consolidate(a.cluster, set)
+				}
+			}
+			close(done[i])
+		}
 	}()
-	return func() { <-done }
+}
+
+// wait waits until set is memoised when the chain under way simulates it.
+func (a *ahead) wait(set []*nodeState) {
+	if a == nil {
+		return
+	}
+	if i := slices.Index(a.keys, orderedNames(set)); i >= 0 {
+		<-a.done[i]
+	}
+}
+
+// end drops the chain under way, once its set under way is finished: the worker's cluster is
+// then free.
+func (a *ahead) end() {
+	if a == nil || a.finished == nil {
+		return
+	}
+	a.stop.Store(true)
+	<-a.finished
+	a.keys, a.done, a.stop, a.finished = nil, nil, nil, nil
 }
