@@ -76,21 +76,24 @@ func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int
 	return results, done, first
 }
 
-// ahead simulates, on a worker's cluster, the sets a prefix search tries next while its tries
-// keep failing (most do), one after the other, so that each is memoised, or under way, when
-// the search reaches it; the search simulates the set it tries on the simulator's cluster
-// meanwhile. The first try of a search is its largest set, and each next one about halves: the
-// worker runs through the rest while the search simulates the first. When the search takes
-// another way (a try succeeds), it follows another chain: the set under way is finished, the
-// rest of the old chain dropped. Results are the ones consolidate finds on any cluster of the
-// decision, so decisions do not depend on it.
+// ahead simulates the sets a prefix search tries next while its tries keep failing (most
+// do), so that each is memoised, or under way, when the search reaches it. A worker runs
+// through them in order on a cluster of its own while the search simulates the set it tries;
+// when the search waits for one still under way, it simulates the next one nobody took, on
+// the simulator's cluster, so both cores go on. The first try of a search is its largest
+// set, and each next one about halves. When the search takes another way (a try succeeds),
+// it follows another chain: the sets under way are finished, the rest of the old chain
+// dropped. Results are the ones consolidate finds on any cluster of the decision, so
+// decisions do not depend on it.
 type ahead struct {
 	d       *decider
 	cluster *scheduling.Cluster
-	// The chain under way: its sets' keys, a channel per set closed once the set is
-	// memoised or skipped, and the worker's stop and end.
+	// The chain under way: its sets and their keys, a channel per set closed once it is
+	// memoised or skipped, the next set nobody took, and the worker's stop and end.
+	sets     [][]*nodeState
 	keys     []string
 	done     []chan struct{}
+	next     *atomic.Int64
 	stop     *atomic.Bool
 	finished chan struct{}
 }
@@ -100,7 +103,7 @@ func (d *decider) newAhead() *ahead {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return nil
 	}
-	d.roomIndex() // the worker reads it, for the bounds: made here, before it starts
+	d.roomIndex() // read for the bounds on both workers: made here, before the worker starts
 	return &ahead{d: d, cluster: d.sim.workerClusters(1)[0]}
 }
 
@@ -121,42 +124,63 @@ func (a *ahead) follow(chain [][]*nodeState) {
 	if len(keys) == 0 {
 		return
 	}
-	a.keys, a.done = keys, make([]chan struct{}, len(keys))
+	a.sets, a.keys, a.done = chain, keys, make([]chan struct{}, len(keys))
 	for i := range a.done {
 		a.done[i] = make(chan struct{})
 	}
-	stop, finished, done := &atomic.Bool{}, make(chan struct{}), a.done
-	a.stop, a.finished = stop, finished
+	a.next, a.stop, a.finished = &atomic.Int64{}, &atomic.Bool{}, make(chan struct{})
+	next, stop, finished := a.next, a.stop, a.finished
 	go func() {
 		defer close(finished)
-		for i, set := range chain {
-			if !stop.Load() {
-				if _, ok := a.d.sim.consolidated.get(keys[i]); !ok && a.d.multiNodeBound(set) == "" {
-					a.d.consolidate(a.cluster, set)
-				}
-			}
-			close(done[i])
+		for !stop.Load() && a.take(next, a.cluster) {
 		}
 	}()
 }
 
-// wait waits until set is memoised when the chain under way simulates it.
+// take simulates, on cluster, the next set of the chain nobody took, unless memoised or ruled
+// out by a bound; false when none is left.
+func (a *ahead) take(next *atomic.Int64, cluster *scheduling.Cluster) bool {
+	i := int(next.Add(1) - 1)
+	if i >= len(a.sets) {
+		return false
+	}
+	if _, ok := a.d.sim.consolidated.get(a.keys[i]); !ok && a.d.multiNodeBound(a.sets[i]) == "" {
+		a.d.consolidate(cluster, a.sets[i])
+	}
+	close(a.done[i])
+	return true
+}
+
+// wait returns once set is memoised when the chain under way simulates it, taking the chain's
+// next sets meanwhile.
 func (a *ahead) wait(set []*nodeState) {
 	if a == nil {
 		return
 	}
-	if i := slices.Index(a.keys, orderedNames(set)); i >= 0 {
-		<-a.done[i]
+	i := slices.Index(a.keys, orderedNames(set))
+	if i < 0 {
+		return
+	}
+	for {
+		select {
+		case <-a.done[i]:
+			return
+		default:
+		}
+		if !a.take(a.next, a.d.sim.cluster) {
+			<-a.done[i]
+			return
+		}
 	}
 }
 
-// end drops the chain under way, once its set under way is finished: the worker's cluster is
-// then free.
+// end drops the chain under way, once the worker's set under way is finished: the worker's
+// cluster is then free.
 func (a *ahead) end() {
 	if a == nil || a.finished == nil {
 		return
 	}
 	a.stop.Store(true)
 	<-a.finished
-	a.keys, a.done, a.stop, a.finished = nil, nil, nil, nil
+	a.sets, a.keys, a.done, a.next, a.stop, a.finished = nil, nil, nil, nil, nil, nil
 }
