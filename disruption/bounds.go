@@ -323,7 +323,7 @@ func (d *decider) firstRound(cluster *scheduling.Cluster, set []*nodeState) (o *
 	if !ok {
 		return nil, false
 	}
-	o = &outcome{cands: set, change: change, to: map[string]string{}, failed: map[string]string{}}
+	o = &outcome{cands: set, change: change} // no moves, no pods left: it stops before
 	if round.Stopped != nil {
 		o.uninit = round.Stopped.Error()
 		return o, true

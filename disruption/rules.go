@@ -45,8 +45,12 @@ func (d *decider) consolidate(cluster *scheduling.Cluster, set []*nodeState) (*o
 		c.o, c.why = d.simulateConsolidation(cluster, set)
 		d.sim.consolidated.put(key, c)
 	}
-	// The caller gets its own outcome: commands sort their candidates and trim their
-	// replacements' options, and the memoised one must stay as it was found.
+	// The caller of a valid consolidation gets its own outcome: commands sort their
+	// candidates and trim their replacements' options, and the memoised one must stay as it
+	// was found. A failed one is only read.
+	if c.why != "" {
+		return c.o, c.why
+	}
 	return c.o.own(c.o.cands), c.why
 }
 
