@@ -300,7 +300,10 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	// A removed node's name stays reserved, so that a name means one node for the Cluster's
 	// whole life (and its clones', which copy the input).
 	in.ReservedNodeNames = append(slices.Clip(in.ReservedNodeNames), change.RemoveNodes...)
-	reserved := toSet(in.ReservedNodeNames)
+	var reserved map[string]bool // a replay's grows with every node it deletes: made when needed
+	if len(plan.NodeClaims) > 0 {
+		reserved = toSet(in.ReservedNodeNames)
+	}
 	for _, nc := range plan.NodeClaims {
 		if _, taken := byName[nc.Name]; taken {
 			return fmt.Errorf("apply: new node %q has the name of an existing node", nc.Name)
