@@ -28,6 +28,11 @@ type poolBudget struct {
 	// busy counts nodes already being disrupted or NotReady, and nodes taken by earlier
 	// commands of this decision.
 	busy int
+	// said is the last blockedReason, for the many nodes a budget keeps in one decision.
+	said struct {
+		reason, text string
+		busy         int
+	}
 }
 
 // newPoolBudget evaluates np's budgets at now for a NodePool of nodes initialized nodes.
@@ -123,8 +128,13 @@ func (b *poolBudget) remaining(reason string) int {
 
 // blockedReason says why the budget allows no more disruptions for reason.
 func (b *poolBudget) blockedReason(reason string) string {
-	return fmt.Sprintf("NodePool %s's disruption budget allows no more %s disruptions now (%s allows %d of its %d nodes; %d already disrupting, NotReady or taken by earlier commands)",
+	if b.said.text != "" && b.said.reason == reason && b.said.busy == b.busy {
+		return b.said.text
+	}
+	b.said.reason, b.said.busy = reason, b.busy
+	b.said.text = fmt.Sprintf("NodePool %s's disruption budget allows no more %s disruptions now (%s allows %d of its %d nodes; %d already disrupting, NotReady or taken by earlier commands)",
 		b.name, reason, b.from[reason], b.limit[reason], b.nodes, b.busy)
+	return b.said.text
 }
 
 func contains(list []string, s string) bool {

@@ -104,9 +104,23 @@ func (n *nodeState) empty() bool { return len(n.movable) == 0 }
 
 // block records why the node is not acted on; the first reason recorded stays.
 func (n *nodeState) block(format string, args ...any) {
-	if n.why == "" {
-		n.why = fmt.Sprintf(format, args...)
+	if n.why != "" {
+		return
 	}
+	if s, ok := args0String(format, args); ok {
+		n.why = s // most reasons come made: formatting would copy them
+		return
+	}
+	n.why = fmt.Sprintf(format, args...)
+}
+
+// args0String is args' one string when format prints it alone.
+func args0String(format string, args []any) (string, bool) {
+	if format != "%s" || len(args) != 1 {
+		return "", false
+	}
+	s, ok := args[0].(string)
+	return s, ok
 }
 
 func (n *nodeState) candidate() Candidate {
