@@ -426,6 +426,9 @@ func podDoNotDisruptReason(pods []*corev1.Pod) string {
 // checkPDBs records which budgets the node's pods take disruptions from, and whether any
 // blocks the node now.
 func (d *decider) checkPDBs(n *nodeState) {
+	if len(d.pdbs.list) == 0 {
+		return // no budget selects a pod
+	}
 	uses := map[*pdbLimit]int{}
 	for _, p := range n.movable {
 		matched := d.pdbs.matching(p)
