@@ -212,17 +212,20 @@ func (s *sim) disruptionInput() disruption.Input {
 		PersistentVolumes: in.PersistentVolumes, StorageClasses: in.StorageClasses, Now: s.now,
 		CommandsOnly: true, // the replay runs the commands; nobody reads why the other nodes stay
 	}
+	nodes := make([]disruption.Node, 0, len(in.ExistingNodes)) // one allocation, not one a node
+	out.Nodes = make([]*disruption.Node, 0, len(in.ExistingNodes))
 	for _, en := range in.ExistingNodes {
 		n := s.nodes[en.Node.Name]
 		if n == nil {
 			continue
 		}
-		out.Nodes = append(out.Nodes, &disruption.Node{
+		nodes = append(nodes, disruption.Node{
 			Node: en.Node, Pods: en.Pods, NodePool: n.NodePool, InstanceType: n.InstanceType, Zone: n.Zone,
 			CapacityType: n.CapacityType, Price: n.Price, Created: n.created, LastPodEvent: n.lastPodEvent,
 			Initialized: n.ready, Consolidatable: n.consolidatable, ExpireAfter: n.expireAfter, ExpireAfterSet: n.expireSet,
 			Drifted: n.drifted, Disrupting: n.disrupting, VolumeAttachLimits: en.VolumeAttachLimits,
 		})
+		out.Nodes = append(out.Nodes, &nodes[len(nodes)-1])
 	}
 	return out
 }
