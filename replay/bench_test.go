@@ -32,7 +32,7 @@ func benchCluster(tb testing.TB) disruption.Input {
 //
 // The day still takes well over a minute on 2 cores (disruption.Decide on a cluster of
 // several hundred nodes, 4,789 times: some 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 15-23 s, and Day10x hours, past go
+// scheduler's first round without a solve), Day16cpu 12-20 s, and Day10x hours, past go
 // test's default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1 for Day and
 // Day16cpu, NODEPLAN_REPLAY_DAY=10x for all three, with -timeout to match (go test -run '^$'
 // -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
