@@ -274,16 +274,17 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	}
 	// Nodes the plan does not touch keep their ExistingNode, and so their conversion; those
 	// that gain pods are copied (the caller's values are never modified).
-	byName := map[string]*ExistingNode{}
-	index := map[string]int{}
 	nodes := slices.Clone(in.ExistingNodes)
-	for i, en := range nodes {
-		byName[en.Node.Name] = en
-		index[en.Node.Name] = i
+	var index map[string]int // by name, when the plan names nodes (a replay's changes mostly do not)
+	if len(plan.ExistingNodes)+len(plan.NodeClaims) > 0 {
+		index = make(map[string]int, len(nodes)+len(plan.NodeClaims))
+		for i, en := range nodes {
+			index[en.Node.Name] = i
+		}
 	}
 	changedNodes := map[*ExistingNode]bool{}
 	for _, placement := range plan.ExistingNodes {
-		en, ok := byName[placement.Name]
+		i, ok := index[placement.Name]
 		if !ok {
 			return fmt.Errorf("apply: plan places pods on node %q, which the changed cluster does not have", placement.Name)
 		}
@@ -291,10 +292,9 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		if err != nil {
 			return err
 		}
-		copied := *en
-		copied.Pods = append(slices.Clip(en.Pods), pods...)
-		nodes[index[placement.Name]] = &copied
-		byName[placement.Name] = &copied
+		copied := *nodes[i]
+		copied.Pods = append(slices.Clip(copied.Pods), pods...)
+		nodes[i] = &copied
 		changedNodes[&copied] = true
 	}
 	// A removed node's name stays reserved, so that a name means one node for the Cluster's
@@ -305,7 +305,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		reserved = toSet(in.ReservedNodeNames)
 	}
 	for _, nc := range plan.NodeClaims {
-		if _, taken := byName[nc.Name]; taken {
+		if _, taken := index[nc.Name]; taken {
 			return fmt.Errorf("apply: new node %q has the name of an existing node", nc.Name)
 		}
 		if reserved[nc.Name] {
@@ -318,7 +318,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		en := &ExistingNode{Node: nodeFromClaim(nc), Pods: pods, NodePool: nc.NodePool}
 		en.Pods = append(en.Pods, c.daemonPodsFor(en)...)
 		nodes = append(nodes, en)
-		byName[nc.Name] = en
+		index[nc.Name] = len(nodes) - 1
 		changedNodes[en] = true
 	}
 	in.ExistingNodes = nodes
