@@ -285,3 +285,35 @@ func TestReservedNodeNames(t *testing.T) {
 	plan.NodeClaims[0].Name = "default-3"
 	require.EqualError(t, c.Apply(change, plan), `apply: new node "default-3" has the name of a node that is leaving the cluster`)
 }
+
+// Apply refuses a plan that names nodes the changed cluster does not have, or a new node by an
+// existing node's name, and changes nothing then.
+func TestApplyRefusesPlansNamingNodesWrongly(t *testing.T) {
+	in := twoNodeCluster()
+	change := scheduling.Change{RemoveNodes: []string{"n1"}, AddPods: []*corev1.Pod{tb.Pod("big").CPU("3500m").Obj()}}
+	for _, tc := range []struct {
+		name, want string
+		edit       func(*scheduling.Plan)
+	}{{
+		name: "pods placed on a removed node",
+		edit: func(p *scheduling.Plan) {
+			p.ExistingNodes = append(p.ExistingNodes, scheduling.ExistingPlacement{Name: "n1", Pods: []string{"default/big"}})
+		},
+		want: `apply: plan places pods on node "n1", which the changed cluster does not have`,
+	}, {
+		name: "a new node named as a node that stays",
+		edit: func(p *scheduling.Plan) { p.NodeClaims[0].Name = "n2" },
+		want: `apply: new node "n2" has the name of an existing node`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := scheduling.Prepare(in)
+			require.NoError(t, err)
+			plan, err := c.Simulate(change, scheduling.Options{})
+			require.NoError(t, err)
+			require.NotEmpty(t, plan.NodeClaims)
+			tc.edit(&plan)
+			require.EqualError(t, c.Apply(change, plan), tc.want)
+			require.Len(t, c.Input().ExistingNodes, 2, "the cluster is as it was")
+		})
+	}
+}
