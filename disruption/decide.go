@@ -173,10 +173,7 @@ func newDecider(in Input) (*decider, error) {
 		in.Memo.beginDrift(d.poolFacts)
 	}
 	for _, n := range in.Nodes {
-		ns, err := d.classify(n)
-		if err != nil {
-			return nil, err
-		}
+		ns := d.classify(n)
 		d.nodes = append(d.nodes, ns)
 		d.byName[ns.name] = ns
 	}

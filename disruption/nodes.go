@@ -128,7 +128,7 @@ func (n *nodeState) candidate() Candidate {
 }
 
 // classify derives a node's facts and everything that blocks it.
-func (d *decider) classify(in *Node) (*nodeState, error) {
+func (d *decider) classify(in *Node) *nodeState {
 	node := in.Node
 	n := &nodeState{in: in, name: node.Name}
 	n.poolName = orLabel(in.NodePool, node, requirements.LabelNodePool)
@@ -144,15 +144,11 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 	if n.created.IsZero() {
 		n.created = node.CreationTimestamp.Time
 	}
+	// newDecider refused nil pods.
 	var lists podLists
-	if d.driftMemo != nil { // newDecider refused nil pods
+	if d.driftMemo != nil {
 		lists = d.driftMemo.classified(in.Pods) // shared with the next decision: only read
 	} else {
-		for j, p := range in.Pods {
-			if p == nil {
-				return nil, fmt.Errorf("node %s: pods[%d] is nil", n.name, j)
-			}
-		}
 		sorted := slices.Clone(in.Pods)
 		sortPods(sorted)
 		lists = listPods(sorted)
@@ -184,7 +180,7 @@ func (d *decider) classify(in *Node) (*nodeState, error) {
 		n.expired = d.expiredReason(n)
 		n.cost = lists.cost * lifetimeRemaining(n.expireAfter(), d.now.Sub(n.created))
 	}
-	return n, nil
+	return n
 }
 
 // orLabel is given when set, else the first of the node's labels keys that is set: the labels
@@ -329,7 +325,7 @@ func notReady(node *corev1.Node) bool {
 // that move when the node goes (reschedulable), sorted by name (sortPods); with what
 // decisions read of them alone, worked out once per node rather than once per decision: the
 // movable pods' requests (podVec) and what the running ones take (usedVec), for the bounds;
-// the movable pods' disruption cost; and the pod that keeps the node (doNotDisruptReason).
+// the movable pods' disruption cost; and the pod that keeps the node (podDoNotDisruptReason).
 type podLists struct {
 	running, movable []*corev1.Pod
 	needs            []vec

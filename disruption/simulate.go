@@ -32,7 +32,7 @@ type outcome struct {
 	// stranded names a staying pod the moves leave without the partners its required pod
 	// affinity needs (see staying.go).
 	stranded string
-	// bounded says why a bound rules the change out without a solve (see firstRoundBound).
+	// bounded says why a bound rules the change out without a solve (see decider.firstRound).
 	bounded string
 }
 
