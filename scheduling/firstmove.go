@@ -93,7 +93,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	var placed []*podInfo
 	for i, p := range pods {
 		fm.landed[i] = -1
-		if placing == nil && s.firstExisting(p, false, nil) == nil {
+		if placing == nil && s.firstExisting(p, false) == nil {
 			continue // nothing placed yet: the first solver's state is the placing one's
 		}
 		if placing == nil {
@@ -101,7 +101,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 				return &firstMoves{base: b, policy: policy}
 			}
 		}
-		if n := placing.firstExisting(placed[i], false, nil); n != nil {
+		if n := placing.firstExisting(placed[i], false); n != nil {
 			placing.commitExisting(n, placed[i])
 			fm.landed[i] = n.index
 		}
@@ -325,7 +325,7 @@ func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
 		from, ok := fm.fitFrom[p.memoClass]
 		if !ok {
 			from = len(fm.removed)
-			if n := fm.s.firstExisting(p, false, nil); n != nil {
+			if n := fm.s.firstExisting(p, false); n != nil {
 				from = n.index
 			}
 			fm.fitFrom[p.memoClass] = from

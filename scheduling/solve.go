@@ -672,7 +672,7 @@ func (f joinFailure) is(p *podInfo, n *newNode) bool {
 // placeOnExistingNode puts p on the first existing node that takes it, and reports whether
 // one did; traced, it notes each node tried and how many it skipped.
 func (s *solver) placeOnExistingNode(p *podInfo, traced bool) bool {
-	n := s.firstExisting(p, traced, nil)
+	n := s.firstExisting(p, traced)
 	if n == nil {
 		return false
 	}
@@ -684,13 +684,13 @@ func (s *solver) placeOnExistingNode(p *podInfo, traced bool) bool {
 }
 
 // firstExisting returns the first existing node, in rank order, that takes p as the nodes
-// are now, nil when none does; skip, when set, leaves out the nodes it names by index.
-// Traced, it notes each node tried and how many it skipped.
-func (s *solver) firstExisting(p *podInfo, traced bool, skip func(i int) bool) *existingNode {
-	return s.firstExistingFrom(0, p, traced, skip)
+// are now, nil when none does. Traced, it notes each node tried and how many it skipped.
+func (s *solver) firstExisting(p *podInfo, traced bool) *existingNode {
+	return s.firstExistingFrom(0, p, traced, nil)
 }
 
-// firstExistingFrom is firstExisting over the nodes from position from on.
+// firstExistingFrom is firstExisting over the nodes from position from on; skip, when set,
+// leaves out the nodes it names by index.
 func (s *solver) firstExistingFrom(from int, p *podInfo, traced bool, skip func(i int) bool) *existingNode {
 	tried := 0
 	var found *existingNode
