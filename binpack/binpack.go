@@ -18,6 +18,23 @@ type Class struct {
 type Kinds struct {
 	Rooms  []resources.Vector
 	Prices []float64
+	// columns, set by NewKinds, keeps the fluid LP's columns for every fill over these kinds.
+	columns *bound.ColumnSets
+}
+
+// NewKinds returns kinds of these rooms and prices, which must not change afterwards: what
+// the fluid LP derives from them is then worked out once for all the fills over them, on
+// any goroutine.
+func NewKinds(rooms []resources.Vector, prices []float64) Kinds {
+	return Kinds{Rooms: rooms, Prices: prices, columns: bound.NewColumnSets(rooms, prices)}
+}
+
+// fluid solves the fluid LP of remaining over the kinds.
+func (k Kinds) fluid(ws *Workspace, remaining resources.Vector) (bound.FluidSolution, bool) {
+	if k.columns != nil {
+		return ws.lp.SolveFluidWith(k.columns, remaining)
+	}
+	return ws.lp.SolveFluid(k.Rooms, k.Prices, remaining)
 }
 
 // Fill is a trial filling of one bin; it takes no pod from the classes.
@@ -57,7 +74,7 @@ func Strategies() []Strategy { return []Strategy{MostEfficient, FluidKind} }
 // per dollar at its prices, and keeps the fill whose contents are worth most per dollar of the
 // cheapest kind holding them.
 func MostEfficient(ws *Workspace, kinds Kinds, remaining resources.Vector, classes []Class) *Fill {
-	fl, _ := ws.lp.SolveFluid(kinds.Rooms, kinds.Prices, remaining)
+	fl, _ := kinds.fluid(ws, remaining)
 	var best *Fill
 	for _, k := range candidateKinds(ws, kinds, fl) {
 		f := fill(classes, kinds.Rooms[k], len(remaining))
@@ -76,7 +93,7 @@ func MostEfficient(ws *Workspace, kinds Kinds, remaining resources.Vector, class
 // FluidKind fills a bin of the kind the fluid LP buys most of for the demand left (among
 // those that can hold some pod left), or else of the cheapest kind that can.
 func FluidKind(ws *Workspace, kinds Kinds, remaining resources.Vector, classes []Class) *Fill {
-	fl, ok := ws.lp.SolveFluid(kinds.Rooms, kinds.Prices, remaining)
+	fl, ok := kinds.fluid(ws, remaining)
 	pick := -1
 	if ok {
 		most := 0.0

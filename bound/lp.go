@@ -47,6 +47,30 @@ type LP struct {
 // fractional nodes whose rooms cover the demand. False when it has no solution. The result
 // lives in the LP's buffers: it is valid until the LP solves again.
 func (lp *LP) SolveFluid(rooms []resources.Vector, prices []float64, demand resources.Vector) (FluidSolution, bool) {
+	rows := lp.demandedRows(demand)
+	if len(rows) == 0 || len(rooms) == 0 {
+		return FluidSolution{}, false
+	}
+	cols, colPrices := lp.distinctColumns(rooms, prices, rows)
+	return lp.solveFluidOver(rooms, demand, rows, cols, colPrices)
+}
+
+// SolveFluidWith is SolveFluid over the rooms and prices of sets, whose columns for each set
+// of demanded resources are found once for every LP that solves over them.
+func (lp *LP) SolveFluidWith(sets *ColumnSets, demand resources.Vector) (FluidSolution, bool) {
+	rows := lp.demandedRows(demand)
+	if len(rows) == 0 || len(sets.rooms) == 0 {
+		return FluidSolution{}, false
+	}
+	cols, colPrices, ok := sets.of(rows)
+	if !ok {
+		cols, colPrices = lp.distinctColumns(sets.rooms, sets.prices, rows)
+	}
+	return lp.solveFluidOver(sets.rooms, demand, rows, cols, colPrices)
+}
+
+// demandedRows returns the dimensions demand asks for, in the LP's buffer.
+func (lp *LP) demandedRows(demand resources.Vector) []int {
 	rows := lp.rows[:0]
 	for i, d := range demand {
 		if d > 0 {
@@ -54,10 +78,12 @@ func (lp *LP) SolveFluid(rooms []resources.Vector, prices []float64, demand reso
 		}
 	}
 	lp.rows = rows
-	if len(rows) == 0 || len(rooms) == 0 {
-		return FluidSolution{}, false
-	}
-	cols, colPrices := lp.distinctColumns(rooms, prices, rows)
+	return rows
+}
+
+// solveFluidOver solves the fluid LP of demand on rows over the columns cols of rooms, priced
+// colPrices.
+func (lp *LP) solveFluidOver(rooms []resources.Vector, demand resources.Vector, rows, cols []int, colPrices []float64) (FluidSolution, bool) {
 	cost, kept, y, ok := lp.cover(colPrices, len(cols), len(rows), len(rooms)-len(cols), func(j, r int) float64 {
 		i := rows[r]
 		return float64(max(rooms[cols[j]][i], 0)) / float64(demand[i])

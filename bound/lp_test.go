@@ -1,7 +1,10 @@
 package bound
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -60,6 +63,85 @@ func TestSolveFluidWithoutRepeatedColumnsIsExact(t *testing.T) {
 		for k, i := range rows {
 			if want := y[k] / float64(demand[i]); got.Value[i] != want {
 				t.Fatalf("seed %d: value of %d is %v, the whole LP %v", seed, i, got.Value[i], want)
+			}
+		}
+	}
+}
+
+// One LP solving again and again (a repack, bin after bin) gives what a fresh LP gives, also
+// when the demanded rows, the prices or a room change between solves, in place or not.
+func TestSolveFluidReusedIsFresh(t *testing.T) {
+	for seed := range uint64(100) {
+		r := rand.New(rand.NewPCG(seed, 12))
+		n := 1 + r.IntN(40)
+		rooms := make([]resources.Vector, n)
+		prices := make([]float64, n)
+		for j := range rooms {
+			s := int64(r.IntN(6))
+			rooms[j] = resources.Vector{(1 + s%4) * 2000, (1 + s%3) * 4096, 10 + s, 1 + s%2, 3, 0}
+			prices[j] = float64(1+s%4+s%3) * 0.05
+		}
+		var reused LP
+		for step := range 12 {
+			switch r.IntN(5) {
+			case 0:
+				rooms[r.IntN(n)][r.IntN(3)] += 1000 // changed in place
+			case 1:
+				prices[r.IntN(n)] *= 0.9
+			}
+			demand := resources.Vector{int64(1 + r.IntN(50000)), int64(r.IntN(100000)), int64(r.IntN(300)), int64(r.IntN(2)), int64(r.IntN(2)), 0}
+			got, gotOK := reused.SolveFluid(rooms, prices, demand)
+			var fresh LP
+			want, wantOK := fresh.SolveFluid(rooms, prices, demand)
+			if gotOK != wantOK || got.Cost != want.Cost || !slices.Equal(got.Count, want.Count) || !slices.Equal(got.Value, want.Value) {
+				t.Fatalf("seed %d step %d: reused LP gave %v %+v, a fresh one %v %+v", seed, step, gotOK, got, wantOK, want)
+			}
+		}
+	}
+}
+
+// Solving over ColumnSets gives what SolveFluid gives, whichever dimensions each demand asks
+// for, from several goroutines sharing the sets.
+func TestSolveFluidWithIsSolveFluid(t *testing.T) {
+	for seed := range uint64(60) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		n := 1 + r.IntN(60)
+		rooms := make([]resources.Vector, n)
+		prices := make([]float64, n)
+		for j := range rooms {
+			// Rooms alike on some dimensions and not on others: which are alike decides
+			// which columns the LP needs.
+			s := int64(r.IntN(12))
+			rooms[j] = resources.Vector{(1 + s%2) * 2000, (1 + s%3) * 4096, 10 + s%4, 1 + s%5, 3 + s%6, 0}
+			prices[j] = float64(1+s%4+s%3) * 0.05 * (1 + float64(r.IntN(3))/10)
+		}
+		demands := make([]resources.Vector, 16)
+		for k := range demands {
+			demands[k] = resources.Vector{int64(r.IntN(2) * r.IntN(50000)), int64(r.IntN(2) * r.IntN(100000)), int64(r.IntN(2) * r.IntN(300)), int64(r.IntN(2)), int64(r.IntN(2)), 0}
+		}
+		sets := NewColumnSets(rooms, prices)
+		var wg sync.WaitGroup
+		errs := make([]string, 4)
+		for g := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var with, plain LP
+				for k := range demands {
+					d := demands[(k+g)%len(demands)]
+					got, gotOK := with.SolveFluidWith(sets, d)
+					want, wantOK := plain.SolveFluid(rooms, prices, d)
+					if gotOK != wantOK || got.Cost != want.Cost || !slices.Equal(got.Count, want.Count) || !slices.Equal(got.Value, want.Value) {
+						errs[g] = fmt.Sprintf("demand %v: with column sets %v %+v, without %v %+v", d, gotOK, got, wantOK, want)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, e := range errs {
+			if e != "" {
+				t.Fatalf("seed %d: %s", seed, e)
 			}
 		}
 	}

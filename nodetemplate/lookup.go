@@ -45,11 +45,12 @@ func (p *Template) GroupKinds(reqs requirements.Requirements, group string, type
 		return kinds
 	}
 	f := p.TypeIndex.Compile(reqs, scratch)
-	kinds := binpack.Kinds{Rooms: make([]resources.Vector, len(types)), Prices: make([]float64, len(types))}
+	rooms, prices := make([]resources.Vector, len(types)), make([]float64, len(types))
 	for i, t := range types {
-		kinds.Rooms[i] = t.Room
-		kinds.Prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
+		rooms[i] = t.Room
+		prices[i] = t.Offerings[f.CheapestOffering(&t.Type)].Price
 	}
+	kinds := binpack.NewKinds(rooms, prices)
 	p.Memos.Kinds.Put(key, kinds)
 	return kinds
 }
