@@ -73,8 +73,8 @@ type decider struct {
 //     candidates are replaced only by spot while the NodePool allows it, one spot node only
 //     with 15 cheaper spot types to choose from, one node into one at most, and
 //     several nodes only into fewer (beyond Karpenter: into more than one when cheaper).
-//     Multi-node consolidation tries the first MaxMultiNodeCandidates of the ranked list and
-//     Karpenter's binary search over its prefixes (and, beyond Karpenter, over longer
+//     Multi-node consolidation runs Karpenter's binary search over the prefixes of the first
+//     MaxMultiNodeCandidates of the ranked list (and, beyond Karpenter, over longer
 //     prefixes than one found too short to pay for its one new node), then grows the best
 //     set (or an empty one) by one node at a time, which finds sets that are not prefixes;
 //     single-node stops at the first success. Candidates rank by hourly price per unit of

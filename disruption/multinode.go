@@ -10,8 +10,8 @@ import (
 
 // multiNode removes several nodes in one command. It looks at the candidates the budgets and
 // PodDisruptionBudgets allow together and keeps the best valid set it finds: first
-// Karpenter's search over prefixes of the ranked list (all of it, up to
-// MaxMultiNodeCandidates, then a binary search over shorter prefixes); then, beyond Karpenter,
+// Karpenter's binary search over prefixes of the ranked list (of its first
+// MaxMultiNodeCandidates); then, beyond Karpenter,
 // a binary search over longer prefixes than one found too small (see prefixSearch); then it
 // grows the best set (or an empty one) by each other candidate in rank order whose
 // addition saves more, which finds sets that are not prefixes.
@@ -51,12 +51,13 @@ func (d *decider) multiNode() error {
 }
 
 // prefixSearch returns the best valid consolidation among the prefixes of list it simulates,
-// or nil. Like Karpenter, it tries the first MaxMultiNodeCandidates, and when they fail,
-// binary-searches the longest valid shorter prefix, taking every failure as "too long".
-// But a prefix can also fail for being too short: its pods fit on fewer new nodes, which
-// cost no less than it, while a longer prefix's pods fit on new nodes that cost less than
-// the longer prefix (an 8-cpu type cheaper per cpu than the 2-cpu nodes it replaces: two or
-// three of them cost no more than it, four do). So beyond Karpenter, after each search it
+// or nil. Like Karpenter, it binary-searches the longest valid prefix of the first
+// MaxMultiNodeCandidates (of two nodes or more), taking every failure as "too long"; its
+// first try is about half of them, not all (Karpenter's firstNConsolidationOption). But a
+// prefix can also fail for being too short: its pods fit on fewer new nodes, which cost no
+// less than it, while a longer prefix's pods fit on new nodes that cost less than the longer
+// prefix (an 8-cpu type cheaper per cpu than the 2-cpu nodes it replaces: two or three of
+// them cost no more than it, four do). So beyond Karpenter, after each search it
 // binary-searches again between the longest prefix found too short and the longest tried,
 // which costs nothing when no prefix fails that way. The search is sequential, but with a
 // second worker the prefixes it tries next while its tries fail are simulated, one after the
@@ -117,26 +118,32 @@ func (d *decider) prefixSearch(list []*nodeState) *outcome {
 		return true
 	}
 	top := min(len(list), MaxMultiNodeCandidates)
-	if try(list[:top], 2) {
-		return best
-	}
-	for lo, hi := 2, top-1; lo <= hi; {
+	searchPrefixLengths(top, func(n, lo int) bool { return try(list[:n], lo) }, func() int { return tooShort })
+	return best
+}
+
+// searchPrefixLengths runs prefixSearch's search over the prefix lengths 2 to top: try
+// reports whether the prefix of length n is valid, and is told the shortest length the search
+// goes down to while its tries fail; tooShort is the longest length found too short so far.
+// The first round is Karpenter's binary search (firstNConsolidationOption: from about half,
+// up after a success, down after a failure); each next round searches above the longest
+// length found too short, when it is above where the last round ended. Each round starts
+// higher, so the rounds end.
+func searchPrefixLengths(top int, try func(n, lo int) bool, tooShort func() int) {
+	for lo, hi := 2, top; lo <= hi; {
 		for lo <= hi {
 			mid := (lo + hi) / 2
-			if try(list[:mid], lo) {
+			if try(mid, lo) {
 				lo = mid + 1
 			} else {
 				hi = mid - 1
 			}
 		}
-		// Search again above the longest prefix found too short, when it is above where
-		// this search ended; each round starts higher, so the rounds end.
-		if tooShort < lo {
-			break
+		if tooShort() < lo {
+			return
 		}
-		lo, hi = tooShort+1, top-1
+		lo, hi = tooShort()+1, top
 	}
-	return best
 }
 
 // grow adds to the best set, one at a time in rank order, each other candidate among the

@@ -80,10 +80,9 @@ func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int
 // do), so that each is memoised, or under way, when the search reaches it. A worker runs
 // through them in order on a cluster of its own while the search simulates the set it tries;
 // when the search waits for one still under way, it simulates the next one nobody took, on
-// the simulator's cluster, so both cores go on. The first try of a search is its largest
-// set, and each next one about halves. When the search takes another way (a try succeeds),
-// it follows another chain: the sets under way are finished, the rest of the old chain
-// dropped. Results are the ones consolidate finds on any cluster of the decision, so
+// the simulator's cluster, so both cores go on. Each try after a failure is about half the
+// last. When the search takes another way (a try succeeds), it follows another chain: the
+// sets under way are finished, the rest of the old chain dropped. Results are the ones consolidate finds on any cluster of the decision, so
 // decisions do not depend on it.
 type ahead struct {
 	d       *decider
