@@ -57,13 +57,13 @@ func (d *decider) multiNode() error {
 // prefix can also fail for being too short: its pods fit on fewer new nodes, which cost no
 // less than it, while a longer prefix's pods fit on new nodes that cost less than the longer
 // prefix (an 8-cpu type cheaper per cpu than the 2-cpu nodes it replaces: two or three of
-// them cost no more than it, four do). So beyond Karpenter, after each search it
-// binary-searches again between the longest prefix found too short and the longest tried,
-// which costs nothing when no prefix fails that way. The search is sequential, but with a
-// second worker the prefixes it tries next while its tries fail are simulated, one after the
-// other, while it simulates the current one (see ahead): on two cores most of its
-// simulations are off its critical path, and which prefixes it tries, so the result, stays
-// the same.
+// them cost no more than it, four do). So beyond Karpenter, after its search it
+// binary-searches once more above the longest prefix found too short (see
+// searchPrefixLengths), which costs nothing when no prefix fails that way. The search is
+// sequential, but with a second worker the prefixes it tries next while its tries fail are
+// simulated, one after the other, while it simulates the current one (see ahead): on two
+// cores most of its simulations are off its critical path, and which prefixes it tries, so
+// the result, stays the same.
 func (d *decider) prefixSearch(list []*nodeState) *outcome {
 	tried := map[string]bool{}
 	bounds := map[string]string{}
@@ -126,24 +126,29 @@ func (d *decider) prefixSearch(list []*nodeState) *outcome {
 // reports whether the prefix of length n is valid, and is told the shortest length the search
 // goes down to while its tries fail; tooShort is the longest length found too short so far.
 // The first round is Karpenter's binary search (firstNConsolidationOption: from about half,
-// up after a success, down after a failure); each next round searches above the longest
-// length found too short, when it is above where the last round ended. Each round starts
-// higher, so the rounds end.
+// up after a success, down after a failure). When it found a length too short at or above
+// where it ended, a second round binary-searches the lengths above that one. Only one: a
+// length the second round finds too short again says the longer prefixes fit on more of the
+// same nodes, not on fewer cheaper ones.
 func searchPrefixLengths(top int, try func(n, lo int) bool, tooShort func() int) {
-	for lo, hi := 2, top; lo <= hi; {
-		for lo <= hi {
-			mid := (lo + hi) / 2
-			if try(mid, lo) {
-				lo = mid + 1
-			} else {
-				hi = mid - 1
-			}
-		}
-		if tooShort() < lo {
-			return
-		}
-		lo, hi = tooShort()+1, top
+	end := binarySearchLengths(2, top, try)
+	if short := tooShort(); short >= end {
+		binarySearchLengths(short+1, top, try)
 	}
+}
+
+// binarySearchLengths binary-searches the longest valid length from lo to hi, taking every
+// failure as too long, and returns the length after the last it found valid (lo when none).
+func binarySearchLengths(lo, hi int, try func(n, lo int) bool) int {
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		if try(mid, lo) {
+			lo = mid + 1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // grow adds to the best set, one at a time in rank order, each other candidate among the

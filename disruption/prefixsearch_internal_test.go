@@ -2,7 +2,6 @@ package disruption
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -64,10 +63,10 @@ func TestPrefixSearchIsKarpentersBinarySearch(t *testing.T) {
 	}
 }
 
-// A prefix found too short to pay for its new nodes sends the search above it again, round
-// after round, each starting above the last: every try stays within 2 and top, never below
-// where the search goes down to, and the search ends.
-func TestPrefixSearchSearchesAboveTooShortPrefixes(t *testing.T) {
+// A prefix found too short to pay for its new nodes, at or above where Karpenter's search
+// ended, sends the search above it once: a second binary search over the longer prefixes,
+// whatever that search finds too short in turn.
+func TestPrefixSearchSearchesOnceAboveTooShortPrefixes(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for top := 2; top <= MaxMultiNodeCandidates; top++ {
 		for range 10 {
@@ -81,20 +80,35 @@ func TestPrefixSearchSearchesAboveTooShortPrefixes(t *testing.T) {
 			searchPrefixLengths(top, func(n, lo int) bool {
 				require.LessOrEqual(t, lo, n, "top %d: tried %d going down to %d", top, n, lo)
 				tries = append(tries, n)
-				require.LessOrEqual(t, len(tries), 4*top, "top %d: the search does not end: %v", top, tries)
 				if short[n] {
 					tooShort = max(tooShort, n)
 				}
 				return valid[n]
 			}, func() int { return tooShort })
-			for _, n := range tries {
-				require.True(t, n >= 2 && n <= top, "top %d: tried %d", top, n)
+
+			want := karpenterPrefixTries(top, MaxMultiNodeCandidates, valid)
+			end, longestShort := 2, 0
+			for _, n := range want {
+				if valid[n] {
+					end = n + 1
+				}
+				if short[n] {
+					longestShort = max(longestShort, n)
+				}
 			}
-			// The longest length found too short has been searched above.
-			if tooShort > 0 && tooShort < top {
-				above := slices.ContainsFunc(tries, func(n int) bool { return n > tooShort })
-				require.True(t, above, "top %d: nothing tried above %d, found too short: %v", top, tooShort, tries)
+			if longestShort >= end {
+				// The second round is Karpenter's binary search over the lengths above.
+				for lo, hi := longestShort+1, top; lo <= hi; {
+					mid := (lo + hi) / 2
+					want = append(want, mid)
+					if valid[mid] {
+						lo = mid + 1
+					} else {
+						hi = mid - 1
+					}
+				}
 			}
+			require.Equal(t, want, tries, "top %d, valid %v, too short %v", top, valid, short)
 		}
 	}
 }
