@@ -72,6 +72,8 @@ func requests(p *corev1.Pod) vec {
 type roomIndex struct {
 	all      []roomNode // by cpu room, most first
 	frontier []roomNode
+	// gone, when set, are nodes of all that the index leaves out (see without).
+	gone map[*nodeState]bool
 }
 
 type roomNode struct {
@@ -103,7 +105,7 @@ func newRoomIndex(nodes []*nodeState) *roomIndex {
 		}
 		return ix.all[i].n.name < ix.all[j].n.name
 	})
-	ix.frontier = paretoFrontier(ix.all)
+	ix.frontier = paretoFrontier(ix.all, nil)
 	return ix
 }
 
@@ -112,24 +114,26 @@ func (ix *roomIndex) without(leaving []*nodeState) *roomIndex {
 	if len(leaving) == 0 {
 		return ix
 	}
-	gone := make(map[*nodeState]bool, len(leaving))
+	gone := make(map[*nodeState]bool, len(leaving)+len(ix.gone))
+	for n := range ix.gone {
+		gone[n] = true
+	}
 	for _, n := range leaving {
 		gone[n] = true
 	}
-	out := &roomIndex{all: make([]roomNode, 0, len(ix.all))}
-	for _, r := range ix.all {
-		if !gone[r.n] {
-			out.all = append(out.all, r)
-		}
-	}
-	out.frontier = paretoFrontier(out.all)
-	return out
+	// The nodes that stay are read off all, skipping gone: a decision asks for the index
+	// without each set it tries, and all holds every node of the cluster.
+	return &roomIndex{all: ix.all, gone: gone, frontier: paretoFrontier(ix.all, gone)}
 }
 
-// paretoFrontier returns the rooms no other room holds, from rooms sorted most first.
-func paretoFrontier(all []roomNode) []roomNode {
+// paretoFrontier returns the rooms no other room holds, from rooms sorted most first, but for
+// the nodes gone.
+func paretoFrontier(all []roomNode, gone map[*nodeState]bool) []roomNode {
 	var frontier []roomNode
 	for _, r := range all {
+		if gone[r.n] {
+			continue
+		}
 		dominated := false
 		for _, f := range frontier {
 			if r.room.fits(f.room) {
@@ -162,7 +166,7 @@ func (ix *roomIndex) fitsElsewhere(v vec, except *nodeState) bool {
 		if r.room[0] < v[0] {
 			break
 		}
-		if r.n != except && v.fits(r.room) {
+		if r.n != except && !ix.gone[r.n] && v.fits(r.room) {
 			return true
 		}
 	}
