@@ -617,14 +617,15 @@ func (d *decider) expiredReason(n *nodeState) string {
 	if exp == nil || n.created.IsZero() {
 		return ""
 	}
+	age := d.now.Sub(n.created)
+	if age < *exp {
+		return ""
+	}
 	whose := fmt.Sprintf("NodePool %s's", n.poolName)
 	if n.in.ExpireAfterSet {
 		whose = "its NodeClaim's"
 	}
-	if age := d.now.Sub(n.created); age >= *exp {
-		return fmt.Sprintf("the node is %s old, past %s expireAfter %s", humanDuration(age), whose, *exp)
-	}
-	return ""
+	return fmt.Sprintf("the node is %s old, past %s expireAfter %s", humanDuration(age), whose, *exp)
 }
 
 // expireAfterDrift says how the NodePool's expireAfter changed since it launched the node's
