@@ -243,10 +243,12 @@ func (s *sim) scaleDownOrder(pods []*podRec) {
 			onNode[r.node]++
 		}
 	}
-	cost := func(r *podRec) int {
-		v, _ := strconv.Atoi(r.pod.Annotations["controller.kubernetes.io/pod-deletion-cost"])
-		return v
+	// Each pod's deletion cost is read once, not at every comparison of the sort.
+	costs := make(map[*podRec]int, len(pods))
+	for _, r := range pods {
+		costs[r] = deletionCost(r.pod)
 	}
+	cost := func(r *podRec) int { return costs[r] }
 	slices.SortStableFunc(pods, func(a, b *podRec) int {
 		aPlaced, bPlaced := a.node != "", b.node != ""
 		switch {
@@ -265,6 +267,17 @@ func (s *sim) scaleDownOrder(pods []*podRec) {
 		}
 		return strings.Compare(b.key, a.key)
 	})
+}
+
+// deletionCost is the pod's controller.kubernetes.io/pod-deletion-cost, 0 when it has none or
+// one that is not a number.
+func deletionCost(p *corev1.Pod) int {
+	v, ok := p.Annotations["controller.kubernetes.io/pod-deletion-cost"]
+	if !ok {
+		return 0
+	}
+	cost, _ := strconv.Atoi(v)
+	return cost
 }
 
 // boolOrder sorts true before false.
