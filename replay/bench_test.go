@@ -30,9 +30,9 @@ func benchCluster(tb testing.TB) disruption.Input {
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
 //
-// The day still takes well over a minute on 2 cores (disruption.Decide on a cluster of
-// several hundred nodes, 4,789 times: some 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 12-20 s, and Day10x hours, past go
+// The day still takes most of a minute on 2 cores (disruption.Decide on a cluster of
+// several hundred nodes, 4,803 times: over 700,000 what-ifs, most of them answered from the
+// scheduler's first round without a solve), Day16cpu 12-18 s, and Day10x hours, past go
 // test's default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1 for Day and
 // Day16cpu, NODEPLAN_REPLAY_DAY=10x for all three, with -timeout to match (go test -run '^$'
 // -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
@@ -47,7 +47,7 @@ func BenchmarkReplayDay(b *testing.B) {
 		runIf []string
 	}{
 		{"Day", 1, "", []string{"1", "10x"}},
-		// The shape, "about 150 nodes" at the peak: 16-cpu nodes (268 at the peak).
+		// The shape, "about 150 nodes" at the peak: 16-cpu nodes (260 at the peak).
 		{"Day16cpu", 1, "16", []string{"1", "10x"}},
 		{"Day10x", 10, "", []string{"10x"}},
 	} {
