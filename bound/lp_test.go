@@ -68,19 +68,13 @@ func TestSolveFluidWithoutRepeatedColumnsIsExact(t *testing.T) {
 	}
 }
 
-// One LP solving again and again (a repack, bin after bin) gives what a fresh LP gives, also
-// when the demanded rows, the prices or a room change between solves, in place or not.
+// One LP solving again and again (a repack, bin after bin) gives what a fresh LP gives from its
+// buffers, also when the demanded rows, the prices or a room change between solves.
 func TestSolveFluidReusedIsFresh(t *testing.T) {
 	for seed := range uint64(100) {
 		r := rand.New(rand.NewPCG(seed, 12))
 		n := 1 + r.IntN(40)
-		rooms := make([]resources.Vector, n)
-		prices := make([]float64, n)
-		for j := range rooms {
-			s := int64(r.IntN(6))
-			rooms[j] = resources.Vector{(1 + s%4) * 2000, (1 + s%3) * 4096, 10 + s, 1 + s%2, 3, 0}
-			prices[j] = float64(1+s%4+s%3) * 0.05
-		}
+		rooms, prices := alikeRooms(r, n)
 		var reused LP
 		for step := range 12 {
 			switch r.IntN(5) {
@@ -89,11 +83,11 @@ func TestSolveFluidReusedIsFresh(t *testing.T) {
 			case 1:
 				prices[r.IntN(n)] *= 0.9
 			}
-			demand := resources.Vector{int64(1 + r.IntN(50000)), int64(r.IntN(100000)), int64(r.IntN(300)), int64(r.IntN(2)), int64(r.IntN(2)), 0}
+			demand := someDemand(r)
 			got, gotOK := reused.SolveFluid(rooms, prices, demand)
 			var fresh LP
 			want, wantOK := fresh.SolveFluid(rooms, prices, demand)
-			if gotOK != wantOK || got.Cost != want.Cost || !slices.Equal(got.Count, want.Count) || !slices.Equal(got.Value, want.Value) {
+			if !sameFluid(got, gotOK, want, wantOK) {
 				t.Fatalf("seed %d step %d: reused LP gave %v %+v, a fresh one %v %+v", seed, step, gotOK, got, wantOK, want)
 			}
 		}
@@ -106,18 +100,10 @@ func TestSolveFluidWithIsSolveFluid(t *testing.T) {
 	for seed := range uint64(60) {
 		r := rand.New(rand.NewPCG(seed, 13))
 		n := 1 + r.IntN(60)
-		rooms := make([]resources.Vector, n)
-		prices := make([]float64, n)
-		for j := range rooms {
-			// Rooms alike on some dimensions and not on others: which are alike decides
-			// which columns the LP needs.
-			s := int64(r.IntN(12))
-			rooms[j] = resources.Vector{(1 + s%2) * 2000, (1 + s%3) * 4096, 10 + s%4, 1 + s%5, 3 + s%6, 0}
-			prices[j] = float64(1+s%4+s%3) * 0.05 * (1 + float64(r.IntN(3))/10)
-		}
+		rooms, prices := alikeRooms(r, n)
 		demands := make([]resources.Vector, 16)
 		for k := range demands {
-			demands[k] = resources.Vector{int64(r.IntN(2) * r.IntN(50000)), int64(r.IntN(2) * r.IntN(100000)), int64(r.IntN(2) * r.IntN(300)), int64(r.IntN(2)), int64(r.IntN(2)), 0}
+			demands[k] = someDemand(r)
 		}
 		sets := NewColumnSets(rooms, prices)
 		var wg sync.WaitGroup
@@ -131,7 +117,7 @@ func TestSolveFluidWithIsSolveFluid(t *testing.T) {
 					d := demands[(k+g)%len(demands)]
 					got, gotOK := with.SolveFluidWith(sets, d)
 					want, wantOK := plain.SolveFluid(rooms, prices, d)
-					if gotOK != wantOK || got.Cost != want.Cost || !slices.Equal(got.Count, want.Count) || !slices.Equal(got.Value, want.Value) {
+					if !sameFluid(got, gotOK, want, wantOK) {
 						errs[g] = fmt.Sprintf("demand %v: with column sets %v %+v, without %v %+v", d, gotOK, got, wantOK, want)
 						return
 					}
@@ -145,4 +131,27 @@ func TestSolveFluidWithIsSolveFluid(t *testing.T) {
 			}
 		}
 	}
+}
+
+// alikeRooms returns n rooms of a dozen shapes and their prices: rooms alike on some
+// dimensions and not on others, as which are alike decides which columns the LP needs.
+func alikeRooms(r *rand.Rand, n int) ([]resources.Vector, []float64) {
+	rooms := make([]resources.Vector, n)
+	prices := make([]float64, n)
+	for j := range rooms {
+		s := int64(r.IntN(12))
+		rooms[j] = resources.Vector{(1 + s%2) * 2000, (1 + s%3) * 4096, 10 + s%4, 1 + s%5, 3 + s%6, 0}
+		prices[j] = float64(1+s%4+s%3) * 0.05 * (1 + float64(r.IntN(3))/10)
+	}
+	return rooms, prices
+}
+
+// someDemand asks for some of the dimensions alikeRooms' rooms have, each or not.
+func someDemand(r *rand.Rand) resources.Vector {
+	return resources.Vector{int64(r.IntN(2) * r.IntN(50000)), int64(r.IntN(2) * r.IntN(100000)), int64(r.IntN(2) * r.IntN(300)), int64(r.IntN(2)), int64(r.IntN(2)), 0}
+}
+
+// sameFluid reports whether two fluid solves agree, bit for bit.
+func sameFluid(a FluidSolution, aOK bool, b FluidSolution, bOK bool) bool {
+	return aOK == bOK && a.Cost == b.Cost && slices.Equal(a.Count, b.Count) && slices.Equal(a.Value, b.Value)
 }
