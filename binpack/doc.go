@@ -7,7 +7,8 @@
 //
 // Both strategies lean on the fluid LP of package bound for what is left: MostEfficient keeps
 // the fill worth most per dollar at the LP's dual prices, FluidKind fills the kind the LP buys
-// most of. Each balances the room of a bin, pairing cpu-heavy with memory-heavy pods.
+// most of. Each balances the room of a bin, pairing cpu-heavy with memory-heavy pods. Kinds
+// made by NewKinds keep what the LP derives from them for every fill over them.
 //
 //	ws := &binpack.Workspace{}
 //	for left > 0 {

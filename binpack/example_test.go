@@ -12,10 +12,8 @@ import (
 // idle: the large node and then the small one are full to the last millicore and mebibyte.
 func Example() {
 	vec := func(milliCPU, memMi int64) resources.Vector { return resources.Vector{milliCPU, memMi << 20} }
-	kinds := binpack.Kinds{
-		Rooms:  []resources.Vector{vec(4000, 8192), vec(8000, 16384)},
-		Prices: []float64{0.20, 0.38},
-	}
+	// NewKinds: the fills over these kinds share what the fluid LP works out of them.
+	kinds := binpack.NewKinds([]resources.Vector{vec(4000, 8192), vec(8000, 16384)}, []float64{0.20, 0.38})
 	classes := []binpack.Class{
 		{Requests: vec(1500, 1024), Left: 6}, // cpu-heavy
 		{Requests: vec(500, 3072), Left: 6},  // memory-heavy

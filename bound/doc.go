@@ -15,6 +15,7 @@
 //     a real packing of the pods costs less than the other two: it could not raise them.
 //
 // The bounds depend on the input alone: the same input in the same order gives the same
-// values, bit for bit. The LP solver underneath (CoverLP, LP.SolveFluid) is exported for
-// other estimates, such as repacking a set of pods onto the cheapest fractional nodes.
+// values, bit for bit. The LP solver underneath (CoverLP, LP.SolveFluid, and
+// LP.SolveFluidWith over ColumnSets for kinds solved again and again) is exported for other
+// estimates, such as repacking a set of pods onto the cheapest fractional nodes.
 package bound

@@ -38,7 +38,17 @@ func Example() {
 	var lp bound.LP
 	sol, _ := lp.SolveFluid([]resources.Vector{vec(4000, 8, 30), vec(8000, 32, 60)}, []float64{0.10, 0.24}, vec(10000, 20, 0))
 	fmt.Printf("fluid LP: $%.3f/h, %.2f c4 and %.2f m8\n", sol.Cost, sol.Count[0], sol.Count[1])
+
+	// Solved again and again over the same kinds (a repack, bin after bin), ColumnSets work
+	// out once which kinds the LP needs for the resources a demand asks for.
+	sets := bound.NewColumnSets([]resources.Vector{vec(4000, 8, 30), vec(8000, 32, 60)}, []float64{0.10, 0.24})
+	for _, demand := range []resources.Vector{vec(10000, 20, 0), vec(2000, 64, 0)} {
+		sol, _ := lp.SolveFluidWith(sets, demand)
+		fmt.Printf("fluid LP over column sets: $%.3f/h\n", sol.Cost)
+	}
 	// Output:
 	// fluid 0.525, alone 0.000, patterns 0.630: no plan costs less than $0.630/h
 	// fluid LP: $0.250/h, 2.50 c4 and 0.00 m8
+	// fluid LP over column sets: $0.250/h
+	// fluid LP over column sets: $0.480/h
 }

@@ -11,10 +11,10 @@ import (
 // multiNode removes several nodes in one command. It looks at the candidates the budgets and
 // PodDisruptionBudgets allow together and keeps the best valid set it finds: first
 // Karpenter's binary search over prefixes of the ranked list (of its first
-// MaxMultiNodeCandidates); then, beyond Karpenter,
-// a binary search over longer prefixes than one found too small (see prefixSearch); then it
-// grows the best set (or an empty one) by each other candidate in rank order whose
-// addition saves more, which finds sets that are not prefixes.
+// MaxMultiNodeCandidates); then, beyond Karpenter, a binary search over longer prefixes than
+// one found too short (see prefixSearch); then it grows the best set (or an empty one) by
+// each other candidate in rank order whose addition saves more, which finds sets that are
+// not prefixes.
 func (d *decider) multiNode() error {
 	list, skipped := d.multiNodeList()
 	if len(list) < 2 {
