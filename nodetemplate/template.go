@@ -34,6 +34,10 @@ type Template struct {
 	// Types are the instance types the NodePool can launch, cheapest first (ties by name),
 	// each at its Index.
 	Types []*Option
+	// VaryingDims are the dimensions in which the rooms of Types differ: in every other one
+	// all of them have the same room, so the most and least room of any set of them there is
+	// that of any one.
+	VaryingDims []int
 	// TypeIndex answers which types meet a requirement set.
 	TypeIndex *typeindex.Index
 	// Limits is what the NodePool's limits allow before any node counts against them; a solve
@@ -166,6 +170,7 @@ func New(np *nodepool.NodePool, index int, dims *resources.Dims, daemons []*daem
 	}
 	slices.SortStableFunc(block, compareOptions)
 	p.Types = packOptions(block, dims.Len())
+	p.VaryingDims = varyingDims(p.Types, dims.Len())
 	p.TypeIndex = typeindex.New(len(p.Types), func(i int) *typeindex.Type { return &p.Types[i].Type })
 	for _, t := range p.Types {
 		for _, o := range t.Offerings {
@@ -181,6 +186,20 @@ func New(np *nodepool.NodePool, index int, dims *resources.Dims, daemons []*daem
 	}
 	p.Limits = l
 	return p, nil
+}
+
+// varyingDims returns the dimensions, of n, in which the rooms of options differ.
+func varyingDims(options []*Option, n int) []int {
+	var out []int
+	for d := range n {
+		for _, t := range options {
+			if t.Room[d] != options[0].Room[d] {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func hasPositive(np *nodepool.NodePool, key string) bool {

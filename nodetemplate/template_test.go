@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodeplan/nodeplan/daemonset"
+	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/nodepool"
@@ -154,4 +155,33 @@ func TestMemoStartsOverWhenFull(t *testing.T) {
 	v, ok := m.Get("last")
 	require.True(t, ok)
 	require.Equal(t, 2, v)
+}
+
+// VaryingDims are the resources in which the NodePool's types offer pods different room: two
+// types of the same cpu differ in memory and pods alone; with a third of other cpu, cpu varies
+// too. Ephemeral storage, the same on every type, never does.
+func TestVaryingDims(t *testing.T) {
+	dims := resources.NewDims()
+	for _, tt := range []struct {
+		name  string
+		types []*testbuild.TypeBuilder
+		want  []int
+	}{
+		{"one type", []*testbuild.TypeBuilder{large()}, nil},
+		{"same cpu", []*testbuild.TypeBuilder{large(), testbuild.Type("r.large", "2", "16Gi", 40).Offer("test-1a", "on-demand", 0.12)},
+			[]int{resources.Memory, resources.Pods}},
+		{"other cpu", []*testbuild.TypeBuilder{large(), testbuild.Type("r.large", "2", "16Gi", 40).Offer("test-1a", "on-demand", 0.12),
+			testbuild.Type("m.xlarge", "4", "8Gi", 30).Offer("test-1a", "on-demand", 0.20)},
+			[]int{resources.CPU, resources.Memory, resources.Pods}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var types []*instancetype.InstanceType
+			for _, b := range tt.types {
+				types = append(types, b.Obj())
+			}
+			templates, err := nodetemplate.Prepare([]*nodepool.NodePool{testbuild.NodePool("a", types...).Obj()}, dims, nil)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, templates[0].VaryingDims)
+		})
+	}
 }

@@ -194,7 +194,8 @@ func (s *solver) fitOptions(dst, from []*nodetemplate.Option, low resources.Vect
 			copy(lo, room)
 		}
 		out = append(out, t)
-		for d, x := range room {
+		for _, d := range pool.VaryingDims { // in the others every option's room is the first's
+			x := room[d]
 			hi[d], lo[d] = max(hi[d], x), min(lo[d], x)
 		}
 	}
