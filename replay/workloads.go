@@ -272,7 +272,7 @@ func (s *sim) scaleDownOrder(pods []*podRec) {
 // deletionCost is the pod's controller.kubernetes.io/pod-deletion-cost, 0 when it has none or
 // one that is not a number.
 func deletionCost(p *corev1.Pod) int {
-	v, ok := p.Annotations["controller.kubernetes.io/pod-deletion-cost"]
+	v, ok := p.Annotations[corev1.PodDeletionCost]
 	if !ok {
 		return 0
 	}
