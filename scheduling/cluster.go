@@ -34,6 +34,9 @@ type Cluster struct {
 	// names indexes the nodes for changes while the base is not built (see nodeNames).
 	names      *nodeIndex
 	namesBuilt bool
+	// homes finds the nodes of running pods, once homesTried (see podHomes); Apply keeps it.
+	homes      *podHomes
+	homesTried bool
 }
 
 // prepared is what every solve over the same NodePools, instance types and DaemonSets shares.
@@ -333,6 +336,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	if err != nil {
 		return err
 	}
+	c.homes = c.homes.after(c.in, in, c.nodeNames())
 	c.in, c.prep, c.narrowed = in, prep, nil
 	c.shared, c.baseBuilt, c.moves, c.names, c.namesBuilt = nil, false, nil, nil, false
 	return nil
@@ -537,7 +541,7 @@ func (c *Cluster) runningPods(keys map[string]bool) (running func(key string) bo
 		return func(string) bool { return false }, nil
 	}
 	if ix := c.nodeNames(); ix != nil {
-		hosts := ix.hostsOf(keys)
+		hosts := c.podHosts(ix, keys)
 		return func(key string) bool {
 			_, ok := hosts[key]
 			return ok

@@ -78,3 +78,41 @@ func BenchmarkSimulateRemoveNode5000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApplyReplayStep is what a replay applies between two decisions: a pod placed on
+// a node, then a pod removed (a Job's pod done), each an Apply that finds the pod it names,
+// on clusters of 150 and 1,500 nodes running 33 pods each (the replay's day, about 5,000
+// pods, and ten times that).
+func BenchmarkApplyReplayStep(b *testing.B) {
+	for _, count := range []int{150, 1500} {
+		b.Run(fmt.Sprintf("%dnodes", count), func(b *testing.B) { benchmarkApplyReplayStep(b, count) })
+	}
+}
+
+func benchmarkApplyReplayStep(b *testing.B, count int) {
+	var ens []*scheduling.ExistingNode
+	for i := range count {
+		var running []*corev1.Pod
+		for j := range 33 {
+			running = append(running, tb.Pod(fmt.Sprintf("app-%d-%d", i, j)).CPU("100m").Memory("256Mi").Obj())
+		}
+		ens = append(ens, tb.Node(fmt.Sprintf("node-%04d", i), "16", "64Gi", 110).NodePool("default").Pods(running...).Obj())
+	}
+	c, err := scheduling.Prepare(scheduling.Input{NodePools: pools(tb.NodePool("default", c2(), c4()).Obj()), ExistingNodes: ens})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := tb.Pod(fmt.Sprintf("job-%d", i)).CPU("100m").Memory("256Mi").Obj()
+		node := fmt.Sprintf("node-%04d", i%count)
+		place := scheduling.Plan{ExistingNodes: []scheduling.ExistingPlacement{{Name: node, Pods: []string{"default/" + p.Name}}}}
+		if err := c.Apply(scheduling.Change{AddPods: []*corev1.Pod{p}}, place); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Apply(scheduling.Change{RemovePods: []string{"default/" + p.Name}}, scheduling.Plan{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -60,3 +60,19 @@ func FirstMoveStop(c *Cluster, change Change, opts Options) error {
 	}
 	return nil
 }
+
+// PodHosts is where the Cluster finds the running pods of keys (its index of pods, made when
+// missing), and where reading every node's pods finds them.
+// indexed is false when the Cluster reads every node's pods instead of an index.
+func PodHosts(c *Cluster, keys []string) (found, scanned map[string][]int, indexed bool) {
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = true
+	}
+	ix := c.nodeNames()
+	if ix == nil {
+		return nil, nil, false
+	}
+	found = c.podHosts(ix, set)
+	return found, ix.hostsOf(set), c.homes != nil
+}

@@ -1,0 +1,130 @@
+package scheduling
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// podHomes maps each pod running on a node of a Cluster's input (by namespace/name) to that
+// node's name. Changes name the pods they evict or remove, and a replay's changes name a few
+// of thousands every few seconds: reading every node's pods to find them cost more than the
+// rest of the change. The map is made once, on first use, and Apply brings it up to date from
+// the nodes it changed. A Cluster's clones do not share it: it changes with the Cluster.
+type podHomes struct {
+	node map[podName]string
+}
+
+// podName is a pod's namespace ("default" for none) and name: a key made without building
+// a string per pod.
+type podName struct{ namespace, name string }
+
+func nameOf(p *corev1.Pod) podName {
+	if p.Namespace == "" {
+		return podName{corev1.NamespaceDefault, p.Name}
+	}
+	return podName{p.Namespace, p.Name}
+}
+
+// newPodHomes indexes the pods of in's nodes; nil when a pod runs twice (on two nodes, or
+// twice on one), which only the full scan reports in full.
+func newPodHomes(in Input) *podHomes {
+	h := &podHomes{node: make(map[podName]string, len(in.ExistingNodes)*8)}
+	for _, en := range in.ExistingNodes {
+		if !h.add(en) {
+			return nil
+		}
+	}
+	return h
+}
+
+// add indexes the pods of en; false when one of them is indexed already.
+func (h *podHomes) add(en *ExistingNode) bool {
+	if en == nil || en.Node == nil {
+		return true
+	}
+	for _, p := range en.Pods {
+		if p == nil {
+			continue
+		}
+		k := nameOf(p)
+		if _, twice := h.node[k]; twice {
+			return false
+		}
+		h.node[k] = en.Node.Name
+	}
+	return true
+}
+
+// drop forgets the pods of en.
+func (h *podHomes) drop(en *ExistingNode) {
+	if en == nil || en.Node == nil {
+		return
+	}
+	for _, p := range en.Pods {
+		if p != nil && h.node[nameOf(p)] == en.Node.Name {
+			delete(h.node, nameOf(p))
+		}
+	}
+}
+
+// after brings the index of before's pods to after's, the input Apply made from it (named
+// by beforeNames): the nodes of after that are not before's node of their name (changed or
+// new) bring their pods, those of before they replace or that are gone take theirs away.
+// nil when a pod would run twice.
+func (h *podHomes) after(before, after Input, beforeNames *nodeIndex) *podHomes {
+	if h == nil || beforeNames == nil {
+		return nil
+	}
+	kept := make([]bool, len(before.ExistingNodes))
+	var added []*ExistingNode
+	for _, en := range after.ExistingNodes {
+		if en == nil || en.Node == nil {
+			return nil
+		}
+		if i, ok := beforeNames.index[en.Node.Name]; ok && before.ExistingNodes[i] == en {
+			kept[i] = true
+			continue
+		}
+		added = append(added, en)
+	}
+	for i, en := range before.ExistingNodes {
+		if !kept[i] {
+			h.drop(en)
+		}
+	}
+	for _, en := range added {
+		if !h.add(en) {
+			return nil
+		}
+	}
+	return h
+}
+
+// podHosts is ix.hostsOf(keys) for the Cluster's nodes (ix their index), read off its
+// podHomes, made when missing.
+func (c *Cluster) podHosts(ix *nodeIndex, keys map[string]bool) map[string][]int {
+	if !c.homesTried {
+		c.homes, c.homesTried = newPodHomes(c.in), true
+	}
+	if c.homes == nil {
+		return ix.hostsOf(keys) // a pod runs twice: the scan lists every node
+	}
+	return c.homes.hostsOf(ix, keys)
+}
+
+// hostsOf is nodeIndex.hostsOf(keys) read off the index: a pod runs on one node at most.
+func (h *podHomes) hostsOf(ix *nodeIndex, keys map[string]bool) map[string][]int {
+	hosts := make(map[string][]int, len(keys))
+	for k := range keys {
+		namespace, name, _ := strings.Cut(k, "/")
+		node, ok := h.node[podName{namespace, name}]
+		if !ok {
+			continue
+		}
+		if i, ok := ix.index[node]; ok {
+			hosts[k] = []int{i}
+		}
+	}
+	return hosts
+}
