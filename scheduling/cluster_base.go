@@ -62,8 +62,9 @@ func newNodeIndex(in Input) *nodeIndex {
 
 // hostsOf maps each of keys (namespace/name) that runs on a node of the Cluster to the
 // positions of the nodes listing it. It reads every node's pods, matching names before
-// namespaces, and builds no key per pod: a replay's Cluster changes at every step, and a map
-// of all its pods, made for the few a step evicts or removes, cost more than the step.
+// namespaces, and builds no key per pod. A Cluster asks its index of pods instead (see
+// podHomes), which Apply keeps from step to step; this is the oracle it is tested against, and
+// what serves when a pod runs twice.
 func (b *nodeIndex) hostsOf(keys map[string]bool) map[string][]int {
 	hosts := make(map[string][]int, len(keys))
 	if len(keys) == 0 {
