@@ -1,9 +1,12 @@
 package disruption
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -85,25 +88,20 @@ type roomNode struct {
 // the input gives them, so it serves consolidation, which runs before any command is
 // committed.
 func newRoomIndex(nodes []*nodeState) *roomIndex {
-	ix := &roomIndex{}
+	ix := &roomIndex{all: make([]roomNode, 0, len(nodes))}
 	for _, n := range nodes {
-		alloc := n.in.Node.Status.Allocatable
-		if len(alloc) == 0 {
-			alloc = n.in.Node.Status.Capacity
-		}
-		n.room = vecOf(alloc).sub(n.used)
 		if !n.removed && !n.in.Node.Spec.Unschedulable {
 			ix.all = append(ix.all, roomNode{n: n, room: n.room})
 		}
 	}
-	sort.SliceStable(ix.all, func(i, j int) bool {
-		a, b := ix.all[i].room, ix.all[j].room
-		for k := range a {
-			if a[k] != b[k] {
-				return a[k] > b[k]
+	// Names are unique: the order is total.
+	slices.SortFunc(ix.all, func(a, b roomNode) int {
+		for k := range a.room {
+			if c := cmp.Compare(b.room[k], a.room[k]); c != 0 {
+				return c
 			}
 		}
-		return ix.all[i].n.name < ix.all[j].n.name
+		return strings.Compare(a.n.name, b.n.name)
 	})
 	ix.frontier = paretoFrontier(ix.all, nil)
 	return ix

@@ -9,9 +9,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/internal/parallel"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/workloadcost"
 )
+
+// classifyPerWorker is the fewest nodes a core classifies: fewer are classified on the
+// caller, which is quicker than waking a core for them.
+const classifyPerWorker = 64
 
 // decider holds the state of one Decide call.
 type decider struct {
@@ -172,10 +177,27 @@ func newDecider(in Input) (*decider, error) {
 		d.driftMemo = in.Memo
 		in.Memo.beginDrift(d.poolFacts)
 	}
-	for _, n := range in.Nodes {
-		ns := d.classify(n)
-		d.nodes = append(d.nodes, ns)
+	// Nodes are classified on every core (classify only reads the decision and the memo),
+	// then indexed, and what the memo keeps of them stored, in input order.
+	d.nodes = make([]*nodeState, len(in.Nodes))
+	var kept []memoEntry
+	if d.driftMemo != nil {
+		kept = d.driftMemo.entries(len(in.Nodes))
+	}
+	parallel.RangesMin(len(in.Nodes), classifyPerWorker, len(in.Nodes), func(from, to int) {
+		for i := from; i < to; i++ {
+			var k *memoEntry
+			if kept != nil {
+				k = &kept[i]
+			}
+			d.nodes[i] = d.classify(in.Nodes[i], k)
+		}
+	})
+	for _, ns := range d.nodes {
 		d.byName[ns.name] = ns
+		if d.driftMemo != nil {
+			d.driftMemo.keepEntry(ns)
+		}
 	}
 	if d.driftMemo != nil {
 		d.driftMemo.endDrift()

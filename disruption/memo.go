@@ -55,6 +55,9 @@ type Memo struct {
 	// sorted holds, by each node's first pod, the node's pods as given, sorted and classified
 	// (see classified); each decision keeps its own nodes' (sortedNext) only.
 	sorted, sortedNext map[*corev1.Pod]sortedPods
+	// kept holds what a decision keeps of each node while its nodes are classified (see
+	// entries).
+	kept []memoEntry
 	// decision counts the decisions begun on the memo (beginDrift), so that an entry checked
 	// against its pods in this decision is not checked again.
 	decision int
@@ -232,16 +235,14 @@ func (m *Memo) endDrift() {
 	m.sorted, m.sortedNext = m.sortedNext, nil
 }
 
-// classified returns a node's pods as classify keeps them (see podLists). The last
-// decision's lists serve while the node's pods are the same pods in the same order and none
-// changed in place (the lists read phases and deletion marks; the sort reads names alone,
-// which never change). Called between beginDrift and endDrift.
-func (m *Memo) classified(pods []*corev1.Pod) podLists {
+// classified returns a node's pods as classify keeps them (see podLists), in the entry the
+// next decision looks up (keepEntry stores it). The last decision's lists serve while the node's
+// pods are the same pods in the same order and none changed in place (the lists read phases
+// and deletion marks; the sort reads names alone, which never change). Called between
+// beginDrift and endDrift; it only reads the memo, so nodes are classified in parallel.
+func (m *Memo) classified(pods []*corev1.Pod) sortedPods {
 	if len(pods) == 0 {
-		return podLists{}
-	}
-	if m.sortedNext == nil {
-		m.sortedNext = make(map[*corev1.Pod]sortedPods, len(m.sorted))
+		return sortedPods{}
 	}
 	s, ok := m.sorted[pods[0]]
 	if !ok || !slices.Equal(s.given, pods) {
@@ -252,8 +253,40 @@ func (m *Memo) classified(pods []*corev1.Pod) podLists {
 		s.lists, s.facts = listPods(s.sorted), factsOfPods(pods)
 	}
 	s.checked = m.decision
-	m.sortedNext[pods[0]] = s
-	return s.lists
+	return s
+}
+
+// memoEntry is what a decision keeps of a node for the next: its pods as classified, and
+// static drift's verdict when it was asked.
+type memoEntry struct {
+	pods     sortedPods
+	drift    driftSeen
+	hasDrift bool
+}
+
+// keepEntry stores, between beginDrift and endDrift, what classifying a node found for the next
+// decision.
+func (m *Memo) keepEntry(n *nodeState) {
+	if len(n.kept.pods.given) > 0 {
+		if m.sortedNext == nil {
+			m.sortedNext = make(map[*corev1.Pod]sortedPods, len(m.sorted))
+		}
+		m.sortedNext[n.kept.pods.given[0]] = n.kept.pods
+	}
+	if n.kept.hasDrift {
+		m.driftNext[n.in.Node] = n.kept.drift
+	}
+	*n.kept = memoEntry{}
+	n.kept = nil
+}
+
+// entries returns room for what a decision keeps of n nodes (see keepEntry), the same
+// from one decision to the next.
+func (m *Memo) entries(n int) []memoEntry {
+	if cap(m.kept) < n {
+		m.kept = make([]memoEntry, n)
+	}
+	return m.kept[:n]
 }
 
 // factsOf is factsOfPods(pods), taken from the node's entry when classified made one (checked
@@ -286,9 +319,11 @@ func changedInPlace(facts []podFacts) bool {
 	return false
 }
 
-// staticDrift is d.staticDrift(n), looked up in the memo when the node is unchanged; a nil
-// Memo (a decision without one) works it out.
-func (m *Memo) staticDrift(d *decider, n *nodeState) string {
+// memoStaticDrift is d.staticDrift(n), looked up in the drift memo when the node is
+// unchanged, and noted for the next decision (see keepEntry); without a drift memo it is
+// worked out.
+func (d *decider) memoStaticDrift(n *nodeState) string {
+	m := d.driftMemo
 	if m == nil {
 		return d.staticDrift(n)
 	}
@@ -298,6 +333,6 @@ func (m *Memo) staticDrift(d *decider, n *nodeState) string {
 	} else {
 		seen.reason = d.staticDrift(n)
 	}
-	m.driftNext[n.in.Node] = seen
+	n.kept.drift, n.kept.hasDrift = seen, true
 	return seen.reason
 }

@@ -51,9 +51,9 @@ type nodeState struct {
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
 	pods    []*corev1.Pod
 	movable []*corev1.Pod
-	// needs are the movable pods' requests and used what the pods take by their requests
-	// (see podLists); room is what the node's allocatable leaves, set by newRoomIndex. For
-	// the bounds (see bounds.go).
+	// needs are the movable pods' requests, used what the pods take by their requests (see
+	// podLists) and room what the node's allocatable leaves them: for the bounds (see
+	// bounds.go).
 	needs []vec
 	used  vec
 	room  vec
@@ -93,6 +93,10 @@ type nodeState struct {
 	// decision planned pods onto it.
 	removed  bool
 	received bool
+	// kept is what the decision's Memo keeps of the node for the next decision, gathered
+	// while nodes are classified in parallel (the Memo is only read meanwhile); nil without
+	// a Memo.
+	kept *memoEntry
 }
 
 type pdbUse struct {
@@ -128,9 +132,9 @@ func (n *nodeState) candidate() Candidate {
 }
 
 // classify derives a node's facts and everything that blocks it.
-func (d *decider) classify(in *Node) *nodeState {
+func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
 	node := in.Node
-	n := &nodeState{in: in, name: node.Name}
+	n := &nodeState{in: in, name: node.Name, kept: kept}
 	n.poolName = orLabel(in.NodePool, node, requirements.LabelNodePool)
 	n.instanceType = orLabel(in.InstanceType, node, requirements.LabelInstanceType, "beta.kubernetes.io/instance-type")
 	n.zone = orLabel(in.Zone, node, requirements.LabelTopologyZone, "failure-domain.beta.kubernetes.io/zone")
@@ -147,13 +151,19 @@ func (d *decider) classify(in *Node) *nodeState {
 	// newDecider refused nil pods.
 	var lists podLists
 	if d.driftMemo != nil {
-		lists = d.driftMemo.classified(in.Pods) // shared with the next decision: only read
+		n.kept.pods = d.driftMemo.classified(in.Pods)
+		lists = n.kept.pods.lists // shared with the next decision: only read
 	} else {
 		sorted := slices.Clone(in.Pods)
 		sortPods(sorted)
 		lists = listPods(sorted)
 	}
 	n.pods, n.movable, n.needs, n.used = lists.running, lists.movable, lists.needs, lists.used
+	alloc := node.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = node.Status.Capacity
+	}
+	n.room = vecOf(alloc).sub(n.used)
 
 	n.counted = in.Initialized && n.poolName != "" && (in.Disrupting || notReady(node))
 
@@ -521,7 +531,7 @@ func underutilizedBlock(n *nodeState) string {
 // the input shows), or the NodePool's expireAfter is no longer the one its NodeClaim was
 // launched with.
 func (d *decider) driftReason(n *nodeState) string {
-	if why := d.driftMemo.staticDrift(d, n); why != "" {
+	if why := d.memoStaticDrift(n); why != "" {
 		return why
 	}
 	if n.in.NodeClassDrift != "" {
