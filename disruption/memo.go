@@ -236,10 +236,11 @@ func (m *Memo) endDrift() {
 }
 
 // classified returns a node's pods as classify keeps them (see podLists), in the entry the
-// next decision looks up (keepEntry stores it). The last decision's lists serve while the node's
-// pods are the same pods in the same order and none changed in place (the lists read phases
-// and deletion marks; the sort reads names alone, which never change). Called between
-// beginDrift and endDrift; it only reads the memo, so nodes are classified in parallel.
+// next decision looks up (keepEntry stores it). The last decision's lists serve while the
+// node's pods are the same pods in the same order and none changed in place (the lists read
+// phases and deletion marks; the sort reads names alone, which never change). Called
+// between beginDrift and endDrift; it only reads the memo, so nodes are classified in
+// parallel.
 func (m *Memo) classified(pods []*corev1.Pod) sortedPods {
 	if len(pods) == 0 {
 		return sortedPods{}
@@ -264,8 +265,8 @@ type memoEntry struct {
 	hasDrift bool
 }
 
-// keepEntry stores, between beginDrift and endDrift, what classifying a node found for the next
-// decision.
+// keepEntry stores, between beginDrift and endDrift, what classifying a node found for the
+// next decision.
 func (m *Memo) keepEntry(n *nodeState) {
 	if len(n.kept.pods.given) > 0 {
 		if m.sortedNext == nil {
