@@ -336,7 +336,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	if err != nil {
 		return err
 	}
-	c.homes = c.homes.after(c.in, in, c.nodeNames())
+	c.homes = c.homes.after(c.in.ExistingNodes, in.ExistingNodes)
 	c.in, c.prep, c.narrowed = in, prep, nil
 	c.shared, c.baseBuilt, c.moves, c.names, c.namesBuilt = nil, false, nil, nil, false
 	return nil

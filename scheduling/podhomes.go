@@ -68,33 +68,39 @@ func (h *podHomes) drop(en *ExistingNode) {
 	}
 }
 
-// after brings the index of before's pods to after's, the input Apply made from it (named
-// by beforeNames): the nodes of after that are not before's node of their name (changed or
-// new) bring their pods, those of before they replace or that are gone take theirs away.
-// nil when a pod would run twice.
-func (h *podHomes) after(before, after Input, beforeNames *nodeIndex) *podHomes {
-	if h == nil || beforeNames == nil {
+// after brings the index of before's pods to after's, the input Apply made from it: the
+// nodes of after that are not before's node at their place (changed or new) bring their
+// pods, those of before they replace or that are gone take theirs away. Apply keeps the
+// nodes' order, drops removed ones and appends new ones, so both lists are read side by side,
+// without looking a name up (any other order would only drop and add more nodes than
+// needed). nil when a pod would run twice.
+func (h *podHomes) after(before, after []*ExistingNode) *podHomes {
+	if h == nil {
 		return nil
 	}
-	kept := make([]bool, len(before.ExistingNodes))
 	var added []*ExistingNode
-	for _, en := range after.ExistingNodes {
-		if en == nil || en.Node == nil {
+	i, j := 0, 0
+	for i < len(before) && j < len(after) {
+		b, a := before[i], after[j]
+		switch {
+		case b == a:
+			j++
+		case a == nil || a.Node == nil || b == nil || b.Node == nil:
 			return nil
+		case b.Node.Name == a.Node.Name: // changed
+			h.drop(b)
+			added = append(added, a)
+			j++
+		default: // removed
+			h.drop(b)
 		}
-		if i, ok := beforeNames.index[en.Node.Name]; ok && before.ExistingNodes[i] == en {
-			kept[i] = true
-			continue
-		}
-		added = append(added, en)
+		i++
 	}
-	for i, en := range before.ExistingNodes {
-		if !kept[i] {
-			h.drop(en)
-		}
+	for _, b := range before[i:] {
+		h.drop(b)
 	}
-	for _, en := range added {
-		if !h.add(en) {
+	for _, a := range append(added, after[j:]...) {
+		if !h.add(a) {
 			return nil
 		}
 	}
