@@ -14,9 +14,10 @@ import (
 	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
-// classifyPerWorker is the fewest nodes a core classifies: fewer are classified on the
-// caller, which is quicker than waking a core for them.
-const classifyPerWorker = 64
+// classifyChunk is how many nodes a core classifies at a time: fewer than two chunks are
+// classified on the caller, which is quicker than waking a core for them; and the caller
+// takes chunk after chunk while the core it woke starts, so that neither waits on the other.
+const classifyChunk = 32
 
 // decider holds the state of one Decide call.
 type decider struct {
@@ -184,7 +185,7 @@ func newDecider(in Input) (*decider, error) {
 	if d.driftMemo != nil {
 		kept = d.driftMemo.entries(len(in.Nodes))
 	}
-	parallel.RangesMin(len(in.Nodes), classifyPerWorker, len(in.Nodes), func(from, to int) {
+	parallel.RangesMin(len(in.Nodes), classifyChunk, classifyChunk, func(from, to int) {
 		for i := from; i < to; i++ {
 			var k *memoEntry
 			if kept != nil {
