@@ -61,9 +61,9 @@ func FirstMoveStop(c *Cluster, change Change, opts Options) error {
 	return nil
 }
 
-// PodHosts is where the Cluster finds the running pods of keys (its index of pods, made when
-// missing), and where reading every node's pods finds them.
-// indexed is false when the Cluster reads every node's pods instead of an index.
+// PodHosts is where the Cluster finds the running pods of keys (found), and where reading
+// every node's pods finds them (scanned); indexed is false when the Cluster found them by
+// reading every node's pods rather than from its index of pods.
 func PodHosts(c *Cluster, keys []string) (found, scanned map[string][]int, indexed bool) {
 	set := map[string]bool{}
 	for _, k := range keys {
