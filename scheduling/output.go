@@ -29,9 +29,13 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	// on another core meanwhile, a third of the rendering time at 100k pods. A what-if skips
 	// it, and starts no goroutine for it (a disruption decision simulates hundreds).
 	var lowerBound float64
-	bounded := func() {}
+	var bounded chan struct{}
 	if !s.opts.SkipLowerBound {
-		bounded = parallel.Go(func() { lowerBound = s.lowerBound() })
+		bounded = make(chan struct{})
+		go func() {
+			defer close(bounded)
+			lowerBound = s.lowerBound()
+		}()
 	}
 	reservationsLeft := nodetemplate.ReservationCapacity(len(s.pools), s.template)
 	claims, claimed := s.nodeClaims(reservationsLeft)
@@ -63,7 +67,9 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	out.Summary.Placed = placed
 	out.Summary.NewNodes = len(out.NodeClaims)
 	out.Summary.HourlyCost = roundPrice(out.Summary.HourlyCost)
-	bounded()
+	if bounded != nil {
+		<-bounded
+	}
 	out.Summary.LowerBound = roundPrice(lowerBound)
 	out.Summary.NodeFixedCost = roundPrice(s.nodeCost * float64(out.Summary.NewNodes))
 	out.Summary.CostByWorkload = workloadcost.ByShares(priced, func(i int) []workloadcost.Share { return claimPods[i] })
