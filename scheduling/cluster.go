@@ -48,6 +48,10 @@ type prepared struct {
 	// conversion, filled as solves meet them.
 	runningRequests map[*corev1.Pod]resources.Vector
 	existing        map[*ExistingNode]*existingNode
+	// ownsExisting is set while existing is this state's alone, which Apply then updates in
+	// place for the next state (see after) instead of copying: clones and narrowed NodePools
+	// share the map, so a Clone gives it up.
+	ownsExisting bool
 	// pods memoises what each pending pod converts to on its own (podConversion), filled as
 	// solves meet them; clones share it.
 	pods *podMemo
@@ -151,7 +155,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		launchable = launchableDomains(pools)
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spares: &sync.Pool{}}
+		ownsExisting: true, pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spares: &sync.Pool{}}
 	if prev != nil && prev.spares != nil {
 		prep.spares = prev.spares // a solve overwrites what it takes, whatever the dimensions
 	}
@@ -278,8 +282,15 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	// Nodes the plan does not touch keep their ExistingNode, and so their conversion; those
 	// that gain pods are copied (the caller's values are never modified).
 	nodes := slices.Clone(in.ExistingNodes)
+	// Without a node removed, every node keeps its place: the index of names the change was
+	// read with serves the next state too (only read), and is only copied for new nodes.
+	names := c.nodeNames()
+	samePlaces := names != nil && len(change.RemoveNodes) == 0
 	var index map[string]int // by name, when the plan names nodes (a replay's changes mostly do not)
-	if len(plan.ExistingNodes)+len(plan.NodeClaims) > 0 {
+	switch {
+	case samePlaces && len(plan.NodeClaims) == 0:
+		index = names.index
+	case len(plan.ExistingNodes)+len(plan.NodeClaims) > 0:
 		index = make(map[string]int, len(nodes)+len(plan.NodeClaims))
 		for i, en := range nodes {
 			index[en.Node.Name] = i
@@ -308,6 +319,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		reserved = toSet(in.ReservedNodeNames)
 	}
 	for _, nc := range plan.NodeClaims {
+		samePlaces = samePlaces && nc.Name != "" // an unnamed node: the next state indexes none
 		if _, taken := index[nc.Name]; taken {
 			return fmt.Errorf("apply: new node %q has the name of an existing node", nc.Name)
 		}
@@ -332,21 +344,27 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		}
 	}
 	in.Pods = stillPending
-	prep, err := c.prep.after(in, change, changedNodes)
+	prep, err := c.prep.after(c.in.ExistingNodes, in, change, changedNodes)
 	if err != nil {
 		return err
 	}
 	c.homes = c.homes.after(c.in.ExistingNodes, in.ExistingNodes)
+	var next *nodeIndex // the next state's names: made here when it can be, else when asked
+	if index != nil && samePlaces {
+		next = &nodeIndex{index: index, inputNodes: in.ExistingNodes}
+	}
 	c.in, c.prep, c.narrowed = in, prep, nil
-	c.shared, c.baseBuilt, c.moves, c.names, c.namesBuilt = nil, false, nil, nil, false
+	c.shared, c.baseBuilt, c.moves, c.names, c.namesBuilt = nil, false, nil, next, next != nil
 	return nil
 }
 
-// after is the prepared state for in, the cluster after a change and its plan: NodePools,
-// DaemonSets and dimensions are kept, and of the nodes only those the change or plan touched
-// are converted again; everything is prepared anew if a pod or node brings a resource the
-// dimensions lack.
-func (prep *prepared) after(in Input, change Change, changedNodes map[*ExistingNode]bool) (*prepared, error) {
+// after is the prepared state for in, the cluster after a change and its plan (before being
+// the nodes it had): NodePools, DaemonSets and dimensions are kept, and of the nodes only
+// those the change or plan touched are converted again; everything is prepared anew if a pod
+// or node brings a resource the dimensions lack. The conversions are updated in place when
+// the state owns them (a replay's Cluster, never cloned, applies a change every few seconds,
+// and copying the map of every node's conversion cost more than the change), else copied.
+func (prep *prepared) after(before []*ExistingNode, in Input, change Change, changedNodes map[*ExistingNode]bool) (*prepared, error) {
 	covered := prep.dims.CoversPods(change.AddPods)
 	for en := range changedNodes {
 		covered = covered && prep.dims.CoversPods(en.Pods) && prep.dims.Covers(en.Node.Status.Capacity) && prep.dims.Covers(en.Node.Status.Allocatable)
@@ -354,7 +372,13 @@ func (prep *prepared) after(in Input, change Change, changedNodes map[*ExistingN
 	if !covered {
 		return prepare(in)
 	}
+	if prep.ownsExisting {
+		if next, ok, err := prep.afterInPlace(before, in); ok || err != nil {
+			return next, err
+		}
+	}
 	next := *prep
+	next.ownsExisting = true
 	next.existing = make(map[*ExistingNode]*existingNode, len(in.ExistingNodes))
 	for _, en := range in.ExistingNodes {
 		if en == nil || en.Node == nil || en.Node.Name == "" {
@@ -371,6 +395,42 @@ func (prep *prepared) after(in Input, change Change, changedNodes map[*ExistingN
 		next.existing[en] = n
 	}
 	return &next, nil
+}
+
+// afterInPlace is after for a state that owns its conversions: the nodes that came are
+// converted (every one changed or new: none has a conversion to reuse), those gone dropped,
+// and the map passes to the next state. ok is false when the lists cannot be compared so (see
+// nodesChanged), or a node both went and came (Apply never moves one).
+func (prep *prepared) afterInPlace(before []*ExistingNode, in Input) (next *prepared, ok bool, err error) {
+	gone, came, ok := nodesChanged(before, in.ExistingNodes)
+	if !ok {
+		return nil, false, nil
+	}
+	for _, g := range gone {
+		if slices.Contains(came, g) {
+			return nil, false, nil
+		}
+	}
+	converted := make([]*existingNode, len(came))
+	for i, en := range came {
+		if en.Node.Name == "" {
+			continue // newExistingNodes names the problem
+		}
+		if converted[i], err = newExistingNode(en, prep.dims, prep.runningRequests); err != nil {
+			return nil, false, err
+		}
+	}
+	for _, g := range gone {
+		delete(prep.existing, g)
+	}
+	for i, en := range came {
+		if converted[i] != nil {
+			prep.existing[en] = converted[i]
+		}
+	}
+	n := *prep
+	prep.ownsExisting = false
+	return &n, true, nil
 }
 
 // daemonPodsFor are the pods the DaemonSets will run on a node a plan launched, so that it

@@ -36,6 +36,7 @@ func (c *Cluster) Clone() *Cluster {
 // pods' requests start empty (a memo's content never changes a plan), while everything
 // solves only read stays shared.
 func (prep *prepared) clone() *prepared {
+	prep.ownsExisting = false // the clone reads the same conversions from now on
 	next := *prep
 	next.runningRequests = map[*corev1.Pod]resources.Vector{}
 	next.pools = ownPools(prep.pools)

@@ -1,6 +1,15 @@
 package scheduling
 
-import "slices"
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/resources"
+)
 
 // SimulateFresh is Simulate worked out from scratch, the oracle of the Cluster's shortcuts:
 // the input changed by name (without the Cluster's base), prepared anew and solved without
@@ -75,4 +84,40 @@ func PodHosts(c *Cluster, keys []string) (found, scanned map[string][]int, index
 	}
 	found = c.podHosts(ix, set)
 	return found, ix.hostsOf(set), c.homes != nil
+}
+
+// Conversions checks the Cluster's node conversions against fresh ones (one for each node,
+// none for a node it no longer has, each what converting the node now gives), and its index
+// of node names against a fresh one. owned is whether the next Apply updates the
+// conversions in place.
+func Conversions(c *Cluster) (owned bool, err error) {
+	named := 0
+	for _, en := range c.in.ExistingNodes {
+		if en == nil || en.Node == nil || en.Node.Name == "" {
+			continue
+		}
+		named++
+		got, ok := c.prep.existing[en]
+		if !ok {
+			return false, fmt.Errorf("node %s has no conversion", en.Node.Name)
+		}
+		want, err := newExistingNode(en, c.prep.dims, map[*corev1.Pod]resources.Vector{})
+		if err != nil {
+			return false, err
+		}
+		if got.name != want.name || got.node != want.node || got.nodePool != want.nodePool || got.initialized != want.initialized ||
+			!maps.Equal(got.labels, want.labels) || !slices.Equal(got.capacity, want.capacity) || !slices.Equal(got.allocatable, want.allocatable) ||
+			!slices.Equal(got.used, want.used) || !reflect.DeepEqual(got.taints, want.taints) || len(got.volumePods) != len(want.volumePods) ||
+			len(got.antiAffinityPods) != len(want.antiAffinityPods) || !maps.Equal(got.daemonSets, want.daemonSets) {
+			return false, fmt.Errorf("node %s's conversion is not the node's", en.Node.Name)
+		}
+	}
+	if len(c.prep.existing) != named {
+		return false, fmt.Errorf("%d conversions for %d nodes", len(c.prep.existing), named)
+	}
+	if ix, fresh := c.nodeNames(), newNodeIndex(c.in); (ix == nil) != (fresh == nil) || ix != nil &&
+		(!maps.Equal(ix.index, fresh.index) || !slices.Equal(ix.inputNodes, fresh.inputNodes)) {
+		return false, fmt.Errorf("the index of node names is not the nodes'")
+	}
+	return c.prep.ownsExisting, nil
 }

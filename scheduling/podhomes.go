@@ -68,38 +68,22 @@ func (h *podHomes) drop(en *ExistingNode) {
 	}
 }
 
-// after brings the index of before's pods to after's, the input Apply made from it: the
-// nodes of after that are not before's node at their place (changed or new) bring their
-// pods, those of before they replace or that are gone take theirs away. Apply keeps the
-// nodes' order, drops removed ones and appends new ones, so both lists are read side by side,
-// without looking a name up (any other order would only drop and add more nodes than
-// needed). nil when a pod would run twice.
+// after brings the index of before's pods to after's, the input Apply made from it (see
+// nodesChanged): the nodes that are gone take their pods away, then those that came bring
+// theirs, so a pod moving between two changed nodes keeps the index. nil when a pod would
+// run twice.
 func (h *podHomes) after(before, after []*ExistingNode) *podHomes {
 	if h == nil {
 		return nil
 	}
-	var added []*ExistingNode
-	i, j := 0, 0
-	for i < len(before) && j < len(after) {
-		b, a := before[i], after[j]
-		switch {
-		case b == a:
-			j++
-		case a == nil || a.Node == nil || b == nil || b.Node == nil:
-			return nil
-		case b.Node.Name == a.Node.Name: // changed
-			h.drop(b)
-			added = append(added, a)
-			j++
-		default: // removed
-			h.drop(b)
-		}
-		i++
+	gone, came, ok := nodesChanged(before, after)
+	if !ok {
+		return nil
 	}
-	for _, b := range before[i:] {
+	for _, b := range gone {
 		h.drop(b)
 	}
-	for _, a := range append(added, after[j:]...) {
+	for _, a := range came {
 		if !h.add(a) {
 			return nil
 		}

@@ -18,13 +18,14 @@ import (
 // their DaemonSet pods), and after each asks where pods run: running ones, pending ones and
 // names no pod has, and every pod seen before (removed or moved since). The Cluster's index
 // of pods, made once and kept by Apply, serves, and finds what reading every node's pods
-// finds.
+// finds. Apply keeps the node conversions too, in place while the Cluster was not cloned
+// (at times it is): one for each node, each the node's own.
 func TestPodHostsFollowApply(t *testing.T) {
 	clusters, steps := 12, 25
 	if testing.Short() {
 		clusters = 4
 	}
-	found := 0
+	found, inPlace := 0, 0
 	for seed := int64(1); seed <= int64(clusters); seed++ {
 		r := rand.New(rand.NewSource(seed))
 		c, newPod := growRandomCluster(t, r)
@@ -51,10 +52,24 @@ func TestPodHostsFollowApply(t *testing.T) {
 			change.Requirements = nil
 			plan, err := c.Simulate(change, opts)
 			require.NoError(t, err, where)
+			cloned := r.Intn(5) == 0
+			if cloned {
+				_ = c.Clone()
+			}
+			owned, err := scheduling.Conversions(c)
+			require.NoError(t, err, where)
+			require.Equal(t, !cloned, owned, "%s: the conversions are the Cluster's alone unless it was cloned", where)
 			require.NoError(t, c.Apply(change, plan), where)
+			if owned {
+				inPlace++
+			}
 		}
+		owned, err := scheduling.Conversions(c)
+		require.NoError(t, err)
+		require.True(t, owned, "after Apply the conversions are the Cluster's")
 	}
 	require.Positive(t, found, "running pods were looked up")
+	require.Positive(t, inPlace, "Apply updated conversions in place")
 }
 
 // TestPodHostsOfAPodOnTwoNodes: a pod given on two nodes is found on both, as reading every
