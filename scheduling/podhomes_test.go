@@ -13,14 +13,15 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// TestPodHostsFollowApply applies random changes and their plans to random clusters, as a
-// replay does (nodes removed and cordoned, pods evicted, removed and added, new nodes with
+// TestApplyKeepsWhatItIndexes applies random changes and their plans to random clusters, as
+// a replay does (nodes removed and cordoned, pods evicted, removed and added, new nodes with
 // their DaemonSet pods), and after each asks where pods run: running ones, pending ones and
 // names no pod has, and every pod seen before (removed or moved since). The Cluster's index
 // of pods, made once and kept by Apply, serves, and finds what reading every node's pods
 // finds. Apply keeps the node conversions too, in place while the Cluster was not cloned
-// (at times it is): one for each node, each the node's own.
-func TestPodHostsFollowApply(t *testing.T) {
+// (at times it is): one for each node, each the node's own; and the index of node names is
+// the nodes'.
+func TestApplyKeepsWhatItIndexes(t *testing.T) {
 	clusters, steps := 12, 25
 	if testing.Short() {
 		clusters = 4
