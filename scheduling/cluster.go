@@ -257,7 +257,10 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 
 // Apply commits a change and the plan Simulate made for it: removed nodes and evicted pods
 // leave, the plan's new nodes join as nodes still starting, and placed pods run where the
-// plan put them. Pods the plan could not place stay pending.
+// plan put them. Pods the plan could not place stay pending. What the change and plan do
+// not touch is not worked out again: the other nodes' conversions, where the running pods
+// are and the index of node names carry over to the next state (the conversions are updated
+// in place unless the state was cloned, see Clone).
 func (c *Cluster) Apply(change Change, plan Plan) error {
 	in, _, err := c.changed(change)
 	if err != nil {

@@ -19,7 +19,8 @@ import (
 // running pods' requests and the narrowed NodePools (cloned alike, so the clone does not
 // prepare them again). The pods' own conversions (podMemo) and the NodePools' memos
 // (nodetemplate.Memos) are shared under locks, so that what one clone worked out is not
-// worked out again by the others.
+// worked out again by the others. Since the clone reads c's node conversions, c's next Apply
+// copies them instead of updating them in place.
 func (c *Cluster) Clone() *Cluster {
 	// The base is worked out here, once, rather than by each clone's first Simulate.
 	out := &Cluster{in: c.in, prep: c.prep.clone(), shared: c.base(), baseBuilt: true}
