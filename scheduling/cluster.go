@@ -285,13 +285,13 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	// Nodes the plan does not touch keep their ExistingNode, and so their conversion; those
 	// that gain pods are copied (the caller's values are never modified).
 	nodes := slices.Clone(in.ExistingNodes)
-	// Without a node removed, every node keeps its place: the index of names the change was
-	// read with serves the next state too (only read), and is only copied for new nodes.
+	// Without a node removed or added, every node keeps its place: the index of names the
+	// change was read with serves the next state too (only read). Otherwise one is made when
+	// the plan names nodes, and it serves the next state as well.
 	names := c.nodeNames()
-	samePlaces := names != nil && len(change.RemoveNodes) == 0
-	var index map[string]int // by name, when the plan names nodes (a replay's changes mostly do not)
+	var index map[string]int // by name: the next state's when it is set
 	switch {
-	case samePlaces && len(plan.NodeClaims) == 0:
+	case names != nil && len(change.RemoveNodes) == 0 && len(plan.NodeClaims) == 0:
 		index = names.index
 	case len(plan.ExistingNodes)+len(plan.NodeClaims) > 0:
 		index = make(map[string]int, len(nodes)+len(plan.NodeClaims))
@@ -321,8 +321,9 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	if len(plan.NodeClaims) > 0 {
 		reserved = toSet(in.ReservedNodeNames)
 	}
+	indexed := names != nil // no node nil, unnamed or named twice: an index of names holds
 	for _, nc := range plan.NodeClaims {
-		samePlaces = samePlaces && nc.Name != "" // an unnamed node: the next state indexes none
+		indexed = indexed && nc.Name != ""
 		if _, taken := index[nc.Name]; taken {
 			return fmt.Errorf("apply: new node %q has the name of an existing node", nc.Name)
 		}
@@ -347,13 +348,14 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		}
 	}
 	in.Pods = stillPending
-	prep, err := c.prep.after(c.in.ExistingNodes, in, change, changedNodes)
+	changes := nodesChanged(c.in.ExistingNodes, in.ExistingNodes)
+	prep, err := c.prep.after(changes, in, change, changedNodes)
 	if err != nil {
 		return err
 	}
-	c.homes = c.homes.after(c.in.ExistingNodes, in.ExistingNodes)
+	c.homes = c.homes.after(changes)
 	var next *nodeIndex // the next state's names: made here when it can be, else when asked
-	if index != nil && samePlaces {
+	if index != nil && indexed {
 		next = &nodeIndex{index: index, inputNodes: in.ExistingNodes}
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
@@ -361,13 +363,13 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	return nil
 }
 
-// after is the prepared state for in, the cluster after a change and its plan (before being
-// the nodes it had): NodePools, DaemonSets and dimensions are kept, and of the nodes only
+// after is the prepared state for in, the cluster after a change and its plan (changes the
+// nodes that differ from the state's): NodePools, DaemonSets and dimensions are kept, and of the nodes only
 // those the change or plan touched are converted again; everything is prepared anew if a pod
 // or node brings a resource the dimensions lack. The conversions are updated in place when
 // the state owns them (a replay's Cluster, never cloned, applies a change every few seconds,
 // and copying the map of every node's conversion cost more than the change), else copied.
-func (prep *prepared) after(before []*ExistingNode, in Input, change Change, changedNodes map[*ExistingNode]bool) (*prepared, error) {
+func (prep *prepared) after(changes nodeChanges, in Input, change Change, changedNodes map[*ExistingNode]bool) (*prepared, error) {
 	covered := prep.dims.CoversPods(change.AddPods)
 	for en := range changedNodes {
 		covered = covered && prep.dims.CoversPods(en.Pods) && prep.dims.Covers(en.Node.Status.Capacity) && prep.dims.Covers(en.Node.Status.Allocatable)
@@ -376,7 +378,7 @@ func (prep *prepared) after(before []*ExistingNode, in Input, change Change, cha
 		return prepare(in)
 	}
 	if prep.ownsExisting {
-		if next, ok, err := prep.afterInPlace(before, in); ok || err != nil {
+		if next, ok, err := prep.afterInPlace(changes); ok || err != nil {
 			return next, err
 		}
 	}
@@ -402,13 +404,13 @@ func (prep *prepared) after(before []*ExistingNode, in Input, change Change, cha
 
 // afterInPlace is after for a state that owns its conversions: the nodes that came are
 // converted (every one changed or new: none has a conversion to reuse), those gone dropped,
-// and the map passes to the next state. ok is false when the lists cannot be compared so (see
+// and the map passes to the next state. ok is false when the nodes could not be compared (see
 // nodesChanged), or a node both went and came (Apply never moves one).
-func (prep *prepared) afterInPlace(before []*ExistingNode, in Input) (next *prepared, ok bool, err error) {
-	gone, came, ok := nodesChanged(before, in.ExistingNodes)
-	if !ok {
+func (prep *prepared) afterInPlace(ch nodeChanges) (next *prepared, ok bool, err error) {
+	if !ch.ok {
 		return nil, false, nil
 	}
+	gone, came := ch.gone, ch.came
 	for _, g := range gone {
 		if slices.Contains(came, g) {
 			return nil, false, nil

@@ -62,28 +62,27 @@ func (h *podHomes) drop(en *ExistingNode) {
 		return
 	}
 	for _, p := range en.Pods {
-		if p != nil && h.node[nameOf(p)] == en.Node.Name {
-			delete(h.node, nameOf(p))
+		if p == nil {
+			continue
+		}
+		if k := nameOf(p); h.node[k] == en.Node.Name {
+			delete(h.node, k)
 		}
 	}
 }
 
-// after brings the index of before's pods to after's, the input Apply made from it (see
-// nodesChanged): the nodes that are gone take their pods away, then those that came bring
-// theirs, so a pod moving between two changed nodes keeps the index. nil when a pod would
-// run twice.
-func (h *podHomes) after(before, after []*ExistingNode) *podHomes {
-	if h == nil {
+// after brings the index of a state's pods to the next state's, given the nodes that
+// changed between them: the nodes that are gone take their pods away, then those that came
+// bring theirs, so a pod moving between two changed nodes keeps the index. nil when a pod
+// would run twice.
+func (h *podHomes) after(ch nodeChanges) *podHomes {
+	if h == nil || !ch.ok {
 		return nil
 	}
-	gone, came, ok := nodesChanged(before, after)
-	if !ok {
-		return nil
-	}
-	for _, b := range gone {
+	for _, b := range ch.gone {
 		h.drop(b)
 	}
-	for _, a := range came {
+	for _, a := range ch.came {
 		if !h.add(a) {
 			return nil
 		}
