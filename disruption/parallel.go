@@ -82,8 +82,8 @@ func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int
 // when the search waits for one still under way, it simulates the next one nobody took, on
 // the simulator's cluster, so both cores go on. Each try after a failure is about half the
 // last. When the search takes another way (a try succeeds), it follows another chain: the
-// sets under way are finished, the rest of the old chain dropped. Results are the ones consolidate finds on any cluster of the decision, so
-// decisions do not depend on it.
+// sets under way are finished, the rest of the old chain dropped. Results are the ones
+// consolidate finds on any cluster of the decision, so decisions do not depend on it.
 type ahead struct {
 	d       *decider
 	cluster *scheduling.Cluster
