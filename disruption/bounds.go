@@ -26,9 +26,36 @@ import (
 // vec is cpu (milli), memory (bytes) and pod count: the dimensions bounds look at.
 type vec [3]int64
 
-func (v vec) fits(in vec) bool { return v[0] <= in[0] && v[1] <= in[1] && v[2] <= in[2] }
-func (v vec) add(o vec) vec    { return vec{v[0] + o[0], v[1] + o[1], v[2] + o[2]} }
-func (v vec) sub(o vec) vec    { return vec{v[0] - o[0], v[1] - o[1], v[2] - o[2]} }
+func (v vec) fits(in vec) bool  { return v[0] <= in[0] && v[1] <= in[1] && v[2] <= in[2] }
+func (v vec) add(o vec) vec     { return vec{v[0] + o[0], v[1] + o[1], v[2] + o[2]} }
+func (v vec) sub(o vec) vec     { return vec{v[0] - o[0], v[1] - o[1], v[2] - o[2]} }
+func (v vec) times(n int64) vec { return vec{v[0] * n, v[1] * n, v[2] * n} }
+
+// needKind is one kind of a node's movable pods: their requests (podVec), and how many of
+// the pods ask that.
+type needKind struct {
+	v     vec
+	count int64
+}
+
+// addNeed counts one more pod asking v among kinds, which it keeps sorted by request.
+func addNeed(kinds []needKind, v vec) []needKind {
+	i, found := slices.BinarySearchFunc(kinds, v, func(k needKind, v vec) int { return compareVecs(k.v, v) })
+	if found {
+		kinds[i].count++
+		return kinds
+	}
+	return slices.Insert(kinds, i, needKind{v: v, count: 1})
+}
+
+func compareVecs(a, b vec) int {
+	for k := range a {
+		if c := cmp.Compare(a[k], b[k]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
 
 func vecOf(l corev1.ResourceList) vec {
 	return vec{l.Cpu().MilliValue(), l.Memory().Value(), l.Pods().Value()}
@@ -255,12 +282,72 @@ func (n need) add(o need) need {
 // homeless sums the movable pods of n that fit on no node of rooms but except.
 func homeless(n *nodeState, rooms *roomIndex, except *nodeState) need {
 	var out need
-	for _, v := range n.needs {
-		if !rooms.fitsElsewhere(v, except) {
-			out = out.add(need{total: v, largest: v})
+	for _, k := range n.needs {
+		if !rooms.fitsElsewhere(k.v, except) {
+			out = out.add(need{total: k.v.times(k.count), largest: k.v})
 		}
 	}
 	return out
+}
+
+// crowded is what of the movable pods of set the nodes of rooms (but set's own) cannot take,
+// however the pods are packed: in each dimension, the pods' total less what every node could
+// take of them, which is the least of its room and the total of the pods that each fit in
+// that room alone. homeless counts the pods that fit on no node; crowded also counts pods
+// that each fit somewhere but are too many for the room there, as when the nodes left with
+// room are few or their room is in small pieces.
+func crowded(set []*nodeState, rooms *roomIndex) vec {
+	kinds := set[0].needs
+	if len(set) > 1 {
+		kinds = nil
+		for _, c := range set {
+			for _, k := range c.needs {
+				i, found := slices.BinarySearchFunc(kinds, k.v, func(a needKind, v vec) int { return compareVecs(a.v, v) })
+				if found {
+					kinds[i].count += k.count
+				} else {
+					kinds = slices.Insert(kinds, i, k)
+				}
+			}
+		}
+	}
+	if len(kinds) == 0 {
+		return vec{}
+	}
+	// kinds are sorted by cpu first: smallest holds each dimension's least.
+	smallest, total := kinds[0].v, vec{}
+	for _, k := range kinds {
+		for d := range smallest {
+			smallest[d] = min(smallest[d], k.v[d])
+		}
+		total = total.add(k.v.times(k.count))
+	}
+	var free vec
+	for _, r := range rooms.all { // by cpu room, most first
+		if r.room[0] < smallest[0] {
+			break
+		}
+		if !smallest.fits(r.room) || rooms.gone[r.n] || slices.Contains(set, r.n) {
+			continue
+		}
+		var fit vec
+		for _, k := range kinds {
+			if k.v[0] > r.room[0] {
+				break
+			}
+			if k.v.fits(r.room) {
+				fit = fit.add(k.v.times(k.count))
+			}
+		}
+		for d := range free {
+			free[d] += min(fit[d], r.room[d])
+		}
+	}
+	var left vec
+	for d := range left {
+		left[d] = max(0, total[d]-free[d])
+	}
+	return left
 }
 
 // lower is a lower bound on what new nodes with room for n cost: the cheapest node holding
@@ -303,9 +390,9 @@ func boundReason(n need, lower, limit float64) string {
 	}
 	switch {
 	case math.IsInf(lower, 1):
-		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and no instance type of the NodePools has room for it", describeVec(n.total))
+		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests find no room on the other nodes, and no instance type of the NodePools has room for it", describeVec(n.total))
 	case lower >= limit-priceEpsilon:
-		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests fit on no other node, and new capacity for it costs at least $%.4f/h, not less than $%.4f/h", describeVec(n.total), lower, limit)
+		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests find no room on the other nodes, and new capacity for it costs at least $%.4f/h, not less than $%.4f/h", describeVec(n.total), lower, limit)
 	}
 	return ""
 }
@@ -365,14 +452,19 @@ func (ix *offerIndex) countReason(n need, want int) string {
 	return fmt.Sprintf("no consolidation into fewer nodes (a bound, without simulation): %s of their requests fit on no other node, and no instance type of the NodePools has more than %s, so they need at least %d new nodes", describeVec(n.total), describeVec(ix.most), least)
 }
 
-// newNodesLower is what the pods of set that fit on no node of rooms (but their own), with
-// extra, ask of new nodes, and a lower bound on what any new nodes holding them cost (0 when
+// newNodesLower is what the pods of set that find no room on the nodes of rooms (but their
+// own; see homeless and crowded), with extra, ask of new nodes at least, and a lower bound on what any new nodes holding them cost (0 when
 // they ask nothing). oneNode is as for setBound.
 func (d *decider) newNodesLower(set []*nodeState, rooms *roomIndex, extra need, oneNode bool) (need, float64) {
-	n := extra
+	var own need
 	for _, c := range set {
-		n = n.add(homeless(c, rooms, c))
+		own = own.add(homeless(c, rooms, c))
 	}
+	crowd := crowded(set, rooms)
+	for k := range own.total {
+		own.total[k] = max(own.total[k], crowd[k])
+	}
+	n := extra.add(own)
 	return n, d.offers.lower(n, oneNode)
 }
 

@@ -71,11 +71,11 @@ func moreStarting(in disruption.Input, rng *rand.Rand) disruption.Input {
 	return in
 }
 
-// TestCommandsOnlyRulesOutFromTheFirstRound: each pod of x fits on y alone, so no bound on
-// single pods rules x out, but only one of them does fit, and the other needs a new node no
-// cheaper than x. A decision for its commands tells so from the scheduler's first round,
-// without planning that node; the full decision simulates it and blocks x for the price; both
-// keep every node.
+// TestCommandsOnlyRulesOutFromTheFirstRound: each pod of x fits on y or z alone, and y and z
+// have room for all three together, so no bound on requests rules x out; but only one pod
+// fits on each, and the third needs a new node no cheaper than x. A decision for its commands
+// tells so from the scheduler's first round, without planning that node; the full decision
+// simulates it and blocks x for the price; both keep every node.
 func TestCommandsOnlyRulesOutFromTheFirstRound(t *testing.T) {
 	// On-demand only, priced by cpu: no spot replacement undercuts a node.
 	small := testbuild.Type("small", "2", "8Gi", 30).Offer(zoneA, "on-demand", 0.10).Obj()
@@ -84,8 +84,9 @@ func TestCommandsOnlyRulesOutFromTheFirstRound(t *testing.T) {
 		Now:       now,
 		NodePools: []*scheduling.NodePool{pool("default", small, medium).Obj()},
 		Nodes: []*disruption.Node{
-			running("x", "default", small, "on-demand", pod("x-1", "900m"), pod("x-2", "900m")),
-			running("y", "default", medium, "on-demand", pod("y-1", "2900m")),
+			running("x", "default", small, "on-demand", pod("x-1", "600m"), pod("x-2", "600m"), pod("x-3", "600m")),
+			running("y", "default", medium, "on-demand", pod("y-1", "3000m")),
+			running("z", "default", medium, "on-demand", pod("z-1", "3000m")),
 		},
 	}
 	full := decide(t, in)
@@ -94,5 +95,5 @@ func TestCommandsOnlyRulesOutFromTheFirstRound(t *testing.T) {
 	require.Empty(t, full.Commands)
 	require.Empty(t, fast.Commands)
 	require.Contains(t, blockedReason(full, "x"), "not less than the $0.1000/h it costs now")
-	require.Contains(t, blockedReason(fast, "x"), "(a bound, without simulation): 900m cpu")
+	require.Contains(t, blockedReason(fast, "x"), "(a bound, without simulation): 600m cpu")
 }

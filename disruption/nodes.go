@@ -51,10 +51,10 @@ type nodeState struct {
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
 	pods    []*corev1.Pod
 	movable []*corev1.Pod
-	// needs are the movable pods' requests, used what the pods take by their requests (see
-	// podLists) and room what the node's allocatable leaves them: for the bounds (see
-	// bounds.go).
-	needs []vec
+	// needs are the movable pods' requests by kind, used what the pods take by their
+	// requests (see podLists) and room what the node's allocatable leaves them: for the
+	// bounds (see bounds.go).
+	needs []needKind
 	used  vec
 	room  vec
 	// counted is set when the node already counts against its NodePool's budgets (it is
@@ -334,11 +334,11 @@ func notReady(node *corev1.Node) bool {
 // podLists are a node's pods as classify keeps them: those still running, and those of them
 // that move when the node goes (reschedulable), sorted by name (sortPods); with what
 // decisions read of them alone, worked out once per node rather than once per decision: the
-// movable pods' requests (podVec) and what the running ones take (usedVec), for the bounds;
+// movable pods' requests by kind (podVec) and what the running ones take (usedVec), for the bounds;
 // the movable pods' disruption cost; and the pod that keeps the node (podDoNotDisruptReason).
 type podLists struct {
 	running, movable []*corev1.Pod
-	needs            []vec
+	needs            []needKind
 	used             vec
 	cost             float64
 	doNotDisrupt     string
@@ -355,7 +355,7 @@ func listPods(sorted []*corev1.Pod) podLists {
 		l.used = l.used.add(usedVec(p))
 		if reschedulable(p) {
 			l.movable = append(l.movable, p)
-			l.needs = append(l.needs, podVec(p))
+			l.needs = addNeed(l.needs, podVec(p))
 		}
 	}
 	l.cost = disruptionCost(l.movable)
