@@ -24,18 +24,19 @@ func benchCluster(tb testing.TB) disruption.Input {
 }
 
 // BenchmarkReplayDay replays a generated day: 50 deployments on a diurnal curve and 200
-// jobs, about 3,500 events and 5,000 pods at the peak (Day), the same on 16-cpu nodes only
-// (Day16cpu, the "about 150 nodes" shape), or ten times the pods (Day10x).
+// jobs, about 3,500 events and 5,000 pods at the peak (Day), the same on 16-cpu or 32-cpu
+// nodes only (Day16cpu, 260 nodes at the peak; Day32cpu, 136: the "about 150 nodes"
+// shape), or ten times the pods (Day10x).
 // Besides time and memory it reports events and simulated hours per second, the replay's
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
 //
 // The day still takes most of a minute on 2 cores (disruption.Decide on a cluster of
 // several hundred nodes, 4,803 times: over 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 12-18 s, and Day10x hours, past go
-// test's default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1 for Day and
-// Day16cpu, NODEPLAN_REPLAY_DAY=10x for all three, with -timeout to match (go test -run '^$'
-// -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
+// scheduler's first round without a solve), Day16cpu 11-15 s, Day32cpu 7-8 s, and Day10x
+// hours, past go test's default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1
+// for all but Day10x, NODEPLAN_REPLAY_DAY=10x for all, with -timeout to match (go test -run
+// '^$' -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
 // BenchmarkReplayMorning is the slice that always runs.
 func BenchmarkReplayDay(b *testing.B) {
 	asked := os.Getenv("NODEPLAN_REPLAY_DAY")
@@ -47,8 +48,10 @@ func BenchmarkReplayDay(b *testing.B) {
 		runIf []string
 	}{
 		{"Day", 1, "", []string{"1", "10x"}},
-		// The shape, "about 150 nodes" at the peak: 16-cpu nodes (260 at the peak).
+		// Nearer the "about 150 nodes" at the peak: 16-cpu nodes (260 at the peak), and
+		// 32-cpu nodes (136 at the peak: the shape).
 		{"Day16cpu", 1, "16", []string{"1", "10x"}},
+		{"Day32cpu", 1, "32", []string{"1", "10x"}},
 		{"Day10x", 10, "", []string{"10x"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
