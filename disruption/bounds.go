@@ -282,7 +282,7 @@ func (n need) add(o need) need {
 // homeless sums the movable pods of n that fit on no node of rooms but except.
 func homeless(n *nodeState, rooms *roomIndex, except *nodeState) need {
 	var out need
-	for _, k := range n.needs {
+	for _, k := range n.kinds {
 		if !rooms.fitsElsewhere(k.v, except) {
 			out = out.add(need{total: k.v.times(k.count), largest: k.v})
 		}
@@ -297,11 +297,11 @@ func homeless(n *nodeState, rooms *roomIndex, except *nodeState) need {
 // that each fit somewhere but are too many for the room there, as when the nodes left with
 // room are few or their room is in small pieces.
 func crowded(set []*nodeState, rooms *roomIndex) vec {
-	kinds := set[0].needs
+	kinds := set[0].kinds
 	if len(set) > 1 {
 		kinds = nil
 		for _, c := range set {
-			for _, k := range c.needs {
+			for _, k := range c.kinds {
 				i, found := slices.BinarySearchFunc(kinds, k.v, func(a needKind, v vec) int { return compareVecs(a.v, v) })
 				if found {
 					kinds[i].count += k.count
@@ -341,6 +341,9 @@ func crowded(set []*nodeState, rooms *roomIndex) vec {
 		}
 		for d := range free {
 			free[d] += min(fit[d], r.room[d])
+		}
+		if total.fits(free) {
+			return vec{} // the most room comes first: most sets end here
 		}
 	}
 	var left vec
@@ -422,7 +425,7 @@ func (d *decider) firstRound(cluster *scheduling.Cluster, set []*nodeState) (o *
 	}
 	var n need
 	for _, p := range round.Waiting {
-		v := podVec(p)
+		v := needOf(set, p)
 		n = n.add(need{total: v, largest: v})
 	}
 	if len(set) == 1 {
@@ -434,6 +437,16 @@ func (d *decider) firstRound(cluster *scheduling.Cluster, set []*nodeState) (o *
 		return nil, false
 	}
 	return o, true
+}
+
+// needOf is podVec(p) for a movable pod of set, as classify found it.
+func needOf(set []*nodeState, p *corev1.Pod) vec {
+	for _, c := range set {
+		if i := slices.Index(c.movable, p); i >= 0 {
+			return c.needs[i]
+		}
+	}
+	return podVec(p)
 }
 
 // countReason says why new nodes for n cannot be fewer than want ("" when they might be): no

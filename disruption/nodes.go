@@ -51,10 +51,11 @@ type nodeState struct {
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
 	pods    []*corev1.Pod
 	movable []*corev1.Pod
-	// needs are the movable pods' requests by kind, used what the pods take by their
-	// requests (see podLists) and room what the node's allocatable leaves them: for the
-	// bounds (see bounds.go).
-	needs []needKind
+	// needs are the movable pods' requests, one per pod, and kinds the same by kind; used
+	// is what the pods take by their requests (see podLists) and room what the node's
+	// allocatable leaves them: for the bounds (see bounds.go).
+	needs []vec
+	kinds []needKind
 	used  vec
 	room  vec
 	// counted is set when the node already counts against its NodePool's budgets (it is
@@ -158,7 +159,7 @@ func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
 		sortPods(sorted)
 		lists = listPods(sorted)
 	}
-	n.pods, n.movable, n.needs, n.used = lists.running, lists.movable, lists.needs, lists.used
+	n.pods, n.movable, n.needs, n.kinds, n.used = lists.running, lists.movable, lists.needs, lists.kinds, lists.used
 	alloc := node.Status.Allocatable
 	if len(alloc) == 0 {
 		alloc = node.Status.Capacity
@@ -334,11 +335,13 @@ func notReady(node *corev1.Node) bool {
 // podLists are a node's pods as classify keeps them: those still running, and those of them
 // that move when the node goes (reschedulable), sorted by name (sortPods); with what
 // decisions read of them alone, worked out once per node rather than once per decision: the
-// movable pods' requests by kind (podVec) and what the running ones take (usedVec), for the bounds;
-// the movable pods' disruption cost; and the pod that keeps the node (podDoNotDisruptReason).
+// movable pods' requests, each and by kind (podVec), and what the running ones take
+// (usedVec), for the bounds; the movable pods' disruption cost; and the pod that keeps the
+// node (podDoNotDisruptReason).
 type podLists struct {
 	running, movable []*corev1.Pod
-	needs            []needKind
+	needs            []vec
+	kinds            []needKind
 	used             vec
 	cost             float64
 	doNotDisrupt     string
@@ -355,7 +358,9 @@ func listPods(sorted []*corev1.Pod) podLists {
 		l.used = l.used.add(usedVec(p))
 		if reschedulable(p) {
 			l.movable = append(l.movable, p)
-			l.needs = addNeed(l.needs, podVec(p))
+			v := podVec(p)
+			l.needs = append(l.needs, v)
+			l.kinds = addNeed(l.kinds, v)
 		}
 	}
 	l.cost = disruptionCost(l.movable)
