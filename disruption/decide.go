@@ -14,10 +14,15 @@ import (
 	"github.com/nodeplan/nodeplan/workloadcost"
 )
 
-// classifyChunk is how many nodes a core classifies at a time: fewer than two chunks are
-// classified on the caller, which is quicker than waking a core for them; and the caller
-// takes chunk after chunk while the core it woke starts, so that neither waits on the other.
-const classifyChunk = 32
+// classifyChunk is how many nodes a core classifies at a time: the caller takes chunk after
+// chunk while the core it woke starts, so that neither waits on the other. Fewer than
+// classifyAlone nodes are classified on the caller alone: a node takes about 1.5 µs, and
+// at 136 nodes (BenchmarkReplayDay's Day32cpu) the caller had classified them all before the
+// core it woke started, so waking it only cost the caller.
+const (
+	classifyChunk = 32
+	classifyAlone = 256
+)
 
 // decider holds the state of one Decide call.
 type decider struct {
@@ -185,7 +190,7 @@ func newDecider(in Input) (*decider, error) {
 	if d.driftMemo != nil {
 		kept = d.driftMemo.entries(len(in.Nodes))
 	}
-	parallel.RangesMin(len(in.Nodes), classifyChunk, classifyChunk, func(from, to int) {
+	classify := func(from, to int) {
 		for i := from; i < to; i++ {
 			var k *memoEntry
 			if kept != nil {
@@ -193,7 +198,12 @@ func newDecider(in Input) (*decider, error) {
 			}
 			d.nodes[i] = d.classify(in.Nodes[i], k)
 		}
-	})
+	}
+	if len(in.Nodes) < classifyAlone {
+		classify(0, len(in.Nodes))
+	} else {
+		parallel.RangesMin(len(in.Nodes), classifyChunk, classifyChunk, classify)
+	}
 	for _, ns := range d.nodes {
 		d.byName[ns.name] = ns
 		if d.driftMemo != nil {

@@ -88,8 +88,8 @@ func TestDecideDoesNotModifyInput(t *testing.T) {
 
 // TestDecideSameOnAnyGOMAXPROCS decides with one worker and with several, on clusters where
 // many simulations run in parallel (every node's host-port pod needs a node of its own, so
-// no consolidation succeeds and every candidate is simulated) and on the synthetic cluster,
-// and expects byte-identical decisions.
+// no consolidation succeeds and every candidate is simulated), on the synthetic cluster, and
+// on one large enough to be classified on every core, and expects byte-identical decisions.
 func TestDecideSameOnAnyGOMAXPROCS(t *testing.T) {
 	stuck := disruption.Input{NodePools: []*scheduling.NodePool{onDemand("default").Obj()}}
 	for i := 0; i < 24; i++ {
@@ -104,7 +104,8 @@ func TestDecideSameOnAnyGOMAXPROCS(t *testing.T) {
 	one.Disruption.Budgets = []scheduling.Budget{{Nodes: "1"}}
 	single := synthetic
 	single.NodePools = []*scheduling.NodePool{&one}
-	for name, in := range map[string]disruption.Input{"stuck": stuck, "synthetic": synthetic, "one at a time": single} {
+	large := syntheticCluster(300, 4)
+	for name, in := range map[string]disruption.Input{"stuck": stuck, "synthetic": synthetic, "one at a time": single, "large": large} {
 		t.Run(name, func(t *testing.T) {
 			var want []byte
 			for _, procs := range []int{1, 2, 4} {

@@ -89,7 +89,7 @@ func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy Prefe
 	if len(missing) == 0 {
 		return convs
 	}
-	parallel.Each(len(missing), func(k int) {
+	parallel.EachMin(len(missing), convertPerWorker, func(k int) {
 		i := missing[k]
 		// Without a volume index newPodInfo converts what depends on the pod alone.
 		p, constraint, err := newPodInfo(pods[i], 0, dims, nil, policy)
@@ -105,6 +105,11 @@ func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy Prefe
 	}
 	return convs
 }
+
+// convertPerWorker is how many pods newPodInfo converts (a few microseconds each) for a
+// goroutine to be worth waking: the few new pods of a replay step are converted on the
+// caller.
+const convertPerWorker = 32
 
 // cheapPerWorker is how many calls of a few hundred nanoseconds (copying a pod's conversion,
 // reading its memoised keys) a goroutine is worth: what-ifs of a few dozen pods run on the
