@@ -41,6 +41,19 @@ func Interleaved(opts Options) Options {
 	return opts
 }
 
+// RepackAlways is opts with improve repacking every group of new nodes, a lone node that no
+// repacking can beat too (see solver.repackCannotBeat).
+func RepackAlways(opts Options) Options {
+	opts.repackAlways = true
+	return opts
+}
+
+// CountingRepackSkips is opts counting, in skips, the lone new nodes improve leaves alone.
+func CountingRepackSkips(opts Options, skips *int) Options {
+	opts.repackSkips = skips
+	return opts
+}
+
 // ExistingFirst reports whether a Simulate of change under opts places its pods on existing
 // nodes before planning any new one (see solver.existingFirst).
 func ExistingFirst(c *Cluster, change Change, opts Options) (bool, error) {

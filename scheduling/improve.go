@@ -35,7 +35,13 @@ func (s *solver) improve() {
 		groups[key] = append(groups[key], n)
 	}
 	keys := make([]string, 0, len(groups))
-	for k := range groups {
+	for k, g := range groups {
+		if len(g) == 1 && !s.opts.repackAlways && s.repackCannotBeat(g[0], k) {
+			if s.opts.repackSkips != nil {
+				*s.opts.repackSkips++
+			}
+			continue
+		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -297,6 +303,40 @@ func (s *solver) limitsAllow(old, bins []*newNode) bool {
 		left.Take(nodetemplate.MaxCapacity(b.options, s.dims))
 	}
 	return left.Within()
+}
+
+// repackCannotBeat reports whether no repacking of a lone new node of group (its only node)
+// can replace it, so that repack need not run: one bin holding all its pods launches at no
+// less than the node does, and two bins or more cost at least twice the cheapest price of the
+// group's types, plus a node's fixed cost (what a consolidation's replacement mostly is, on a
+// NodePool of one size of types). It reads what repack would: the same types and launch.
+func (s *solver) repackCannotBeat(n *newNode, group string) bool {
+	if len(n.byPrice) == 0 && !n.binPriced {
+		return false // no option is left to launch it: any bins are cheaper
+	}
+	pool := n.pool
+	reqs := withoutHostname(n.reqs)
+	var filters typeindex.Scratch
+	types := pool.GroupTypes(reqs, group, &filters)
+	if len(types) == 0 {
+		return true // repack finds no bin
+	}
+	// A bin launches at one of its type's offerings the NodePool allows: no cheaper than
+	// the type's cheapest (Option.Cheapest).
+	cheapest := types[0].Cheapest
+	for _, t := range types[1:] {
+		cheapest = min(cheapest, t.Cheapest)
+	}
+	if 2*cheapest+s.nodeCost+1e-9 < n.price {
+		return false
+	}
+	used := make(resources.Vector, s.dims.Len())
+	for _, p := range n.pods {
+		used.Add(p.requests)
+	}
+	var fitting []*nodetemplate.Option
+	launch := pool.BinLaunch(group, types, used, binRequirements(pool, reqs, n.pods), &filters, &fitting)
+	return !launch.Found || launch.Price+1e-9 >= n.price
 }
 
 // binRequirements narrows the NodePool's requirements by what the bin's own pods need, so a

@@ -95,6 +95,10 @@ type Options struct {
 	StopOnUninitialized bool
 	// interleaved turns existingFirst off, for the tests that check it changes no plan.
 	interleaved bool
+	// repackAlways turns repackCannotBeat off, and repackSkips, when set, counts the lone
+	// nodes it leaves alone: for the tests that check it changes no plan.
+	repackAlways bool
+	repackSkips  *int
 	// NodeCost is what each new node costs per hour beyond its instance price (its root
 	// volume, a public IPv4 address): 0 means DefaultNodeCost, a negative value none. It
 	// weighs many small nodes against a few large ones and is reported as
