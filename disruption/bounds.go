@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -104,6 +105,35 @@ type roomIndex struct {
 	frontier []roomNode
 	// gone, when set, are nodes of all that the index leaves out (see without).
 	gone map[*nodeState]bool
+	// fitting memoises roomFitting; the indexes without some nodes share it.
+	fitting *roomSums
+}
+
+// roomSums holds, by pod requests, the total room of the nodes of an index's all with room
+// for them. Bounds run on several workers at once, hence the lock.
+type roomSums struct {
+	mu sync.Mutex
+	by map[vec]vec
+}
+
+// roomFitting is the total room of the nodes of all (the gone ones too) with room for v.
+func (ix *roomIndex) roomFitting(v vec) vec {
+	ix.fitting.mu.Lock()
+	defer ix.fitting.mu.Unlock()
+	if sum, ok := ix.fitting.by[v]; ok {
+		return sum
+	}
+	var sum vec
+	for _, r := range ix.all {
+		if r.room[0] < v[0] {
+			break
+		}
+		if v.fits(r.room) {
+			sum = sum.add(r.room)
+		}
+	}
+	ix.fitting.by[v] = sum
+	return sum
 }
 
 type roomNode struct {
@@ -115,10 +145,11 @@ type roomNode struct {
 // the input gives them, so it serves consolidation, which runs before any command is
 // committed.
 func newRoomIndex(nodes []*nodeState) *roomIndex {
-	ix := &roomIndex{all: make([]roomNode, 0, len(nodes))}
+	ix := &roomIndex{all: make([]roomNode, 0, len(nodes)), fitting: &roomSums{by: map[vec]vec{}}}
 	for _, n := range nodes {
 		if !n.removed && !n.in.Node.Spec.Unschedulable {
 			ix.all = append(ix.all, roomNode{n: n, room: n.room})
+			n.indexed = true
 		}
 	}
 	// Names are unique: the order is total.
@@ -148,7 +179,7 @@ func (ix *roomIndex) without(leaving []*nodeState) *roomIndex {
 	}
 	// The nodes that stay are read off all, skipping gone: a decision asks for the index
 	// without each set it tries, and all holds every node of the cluster.
-	return &roomIndex{all: ix.all, gone: gone, frontier: paretoFrontier(ix.all, gone)}
+	return &roomIndex{all: ix.all, gone: gone, frontier: paretoFrontier(ix.all, gone), fitting: ix.fitting}
 }
 
 // paretoFrontier returns the rooms no other room holds, from rooms sorted most first, but for
@@ -199,8 +230,8 @@ func (ix *roomIndex) fitsElsewhere(v vec, except *nodeState) bool {
 }
 
 // offerIndex lists, cheapest first, the room of every instance type some NodePool may launch
-// and the cheapest available offering its requirements allow, and the lowest prices per
-// milli-cpu and per byte of memory among them.
+// (but those with no more room than a cheaper one) and the cheapest available offering its
+// requirements allow, and the lowest prices per milli-cpu and per byte of memory among them.
 type offerIndex struct {
 	types           []typePrice
 	perCPU, perByte float64
@@ -244,6 +275,15 @@ func newOfferIndex(pools []*scheduling.NodePool, poolReqs map[string]requirement
 		}
 	}
 	sort.SliceStable(ix.types, func(i, j int) bool { return ix.types[i].price < ix.types[j].price })
+	// A type with no more room than a cheaper one is never the cheapest holding anything:
+	// cheapestHolding reads the others only (a catalog's few hundred types are a few dozen).
+	frontier := ix.types[:0:0]
+	for _, t := range ix.types {
+		if !slices.ContainsFunc(frontier, func(f typePrice) bool { return t.room.fits(f.room) }) {
+			frontier = append(frontier, t)
+		}
+	}
+	ix.types = frontier
 	return ix
 }
 
@@ -291,59 +331,39 @@ func homeless(n *nodeState, rooms *roomIndex, except *nodeState) need {
 }
 
 // crowded is what of the movable pods of set the nodes of rooms (but set's own) cannot take,
-// however the pods are packed: in each dimension, the pods' total less what every node could
-// take of them, which is the least of its room and the total of the pods that each fit in
-// that room alone. homeless counts the pods that fit on no node; crowded also counts pods
-// that each fit somewhere but are too many for the room there, as when the nodes left with
-// room are few or their room is in small pieces.
+// however the pods are packed: in each dimension, the pods' total less the room of every node
+// with room for the smallest of them. homeless counts the pods that fit on no node; crowded
+// also counts pods that each fit somewhere but are too many for the room there, as when the
+// nodes left with room are few or their room is in small pieces. It costs a lookup per
+// distinct smallest pod and decision (roomFitting), and then the set's and the gone nodes'
+// own rooms, not a scan of every node per set.
 func crowded(set []*nodeState, rooms *roomIndex) vec {
-	kinds := set[0].kinds
-	if len(set) > 1 {
-		kinds = nil
-		for _, c := range set {
-			for _, k := range c.kinds {
-				i, found := slices.BinarySearchFunc(kinds, k.v, func(a needKind, v vec) int { return compareVecs(a.v, v) })
-				if found {
-					kinds[i].count += k.count
-				} else {
-					kinds = slices.Insert(kinds, i, k)
-				}
+	var smallest, total vec
+	found := false
+	for _, c := range set {
+		for _, k := range c.kinds {
+			if !found {
+				smallest, found = k.v, true
 			}
+			for d := range smallest {
+				smallest[d] = min(smallest[d], k.v[d])
+			}
+			total = total.add(k.v.times(k.count))
 		}
 	}
-	if len(kinds) == 0 {
+	if !found {
 		return vec{}
 	}
-	// kinds are sorted by cpu first: smallest holds each dimension's least.
-	smallest, total := kinds[0].v, vec{}
-	for _, k := range kinds {
-		for d := range smallest {
-			smallest[d] = min(smallest[d], k.v[d])
+	free := rooms.roomFitting(smallest)
+	// The nodes the index leaves out, and set's own, are counted there: take them off.
+	for n := range rooms.gone {
+		if n.indexed && smallest.fits(n.room) {
+			free = free.sub(n.room)
 		}
-		total = total.add(k.v.times(k.count))
 	}
-	var free vec
-	for _, r := range rooms.all { // by cpu room, most first
-		if r.room[0] < smallest[0] {
-			break
-		}
-		if !smallest.fits(r.room) || rooms.gone[r.n] || slices.Contains(set, r.n) {
-			continue
-		}
-		var fit vec
-		for _, k := range kinds {
-			if k.v[0] > r.room[0] {
-				break
-			}
-			if k.v.fits(r.room) {
-				fit = fit.add(k.v.times(k.count))
-			}
-		}
-		for d := range free {
-			free[d] += min(fit[d], r.room[d])
-		}
-		if total.fits(free) {
-			return vec{} // the most room comes first: most sets end here
+	for _, c := range set {
+		if c.indexed && !rooms.gone[c] && smallest.fits(c.room) {
+			free = free.sub(c.room)
 		}
 	}
 	var left vec

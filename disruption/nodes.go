@@ -58,6 +58,8 @@ type nodeState struct {
 	kinds []needKind
 	used  vec
 	room  vec
+	// indexed is set when the decision's room index holds the node (see newRoomIndex).
+	indexed bool
 	// counted is set when the node already counts against its NodePool's budgets (it is
 	// being disrupted or NotReady).
 	counted bool
