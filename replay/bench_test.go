@@ -33,7 +33,7 @@ func benchCluster(tb testing.TB) disruption.Input {
 //
 // The day still takes most of a minute on 2 cores (disruption.Decide on a cluster of
 // several hundred nodes, 4,803 times: over 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 11-15 s, Day32cpu 7-8 s, and Day10x
+// scheduler's first round without a solve), Day16cpu 9-14 s, Day32cpu 7-9 s, and Day10x
 // hours, past go test's default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1
 // for all but Day10x, NODEPLAN_REPLAY_DAY=10x for all, with -timeout to match (go test -run
 // '^$' -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
