@@ -28,35 +28,46 @@ func TestExistingFirstChangesNoPlan(t *testing.T) {
 		clusters = 10
 	}
 	engaged, stopped := 0, 0
-	for seed := int64(1); seed <= int64(clusters); seed++ {
-		r := rand.New(rand.NewSource(seed))
-		c, newPod := growPlainCluster(t, r)
-		for step := range changes {
-			change, opts := randomChange(r, c, newPod)
-			change.Requirements = nil
-			opts.StopOnUninitialized = r.Intn(2) == 0
-			where := fmt.Sprintf("seed %d, step %d, change %+v, options %+v", seed, step, change, opts)
-			first, err := scheduling.ExistingFirst(c, change, opts)
-			want, wantErr := c.Simulate(change, scheduling.Interleaved(opts))
-			got, gotErr := c.Simulate(change, opts)
-			var uninit *scheduling.UninitializedError
-			if errors.As(wantErr, &uninit) {
-				require.Equal(t, wantErr, gotErr, where)
-				stopped++
-				continue
-			}
-			require.NoError(t, wantErr, where)
-			require.NoError(t, err, where)
-			require.NoError(t, gotErr, where)
-			require.Empty(t, cmp.Diff(want, got), where)
-			if first {
-				engaged++
-			}
+	grow := func(_ int64, r *rand.Rand) (*scheduling.Cluster, func() *corev1.Pod) { return growPlainCluster(t, r) }
+	eachRandomWhatIf(clusters, changes, grow, func(r *rand.Rand, c *scheduling.Cluster, change scheduling.Change, opts scheduling.Options, where string) {
+		opts.StopOnUninitialized = r.Intn(2) == 0
+		where = fmt.Sprintf("%s, options %+v", where, opts)
+		first, err := scheduling.ExistingFirst(c, change, opts)
+		want, wantErr := c.Simulate(change, scheduling.Interleaved(opts))
+		got, gotErr := c.Simulate(change, opts)
+		var uninit *scheduling.UninitializedError
+		if errors.As(wantErr, &uninit) {
+			require.Equal(t, wantErr, gotErr, where)
+			stopped++
+			return
 		}
-	}
+		require.NoError(t, wantErr, where)
+		require.NoError(t, err, where)
+		require.NoError(t, gotErr, where)
+		require.Empty(t, cmp.Diff(want, got), where)
+		if first {
+			engaged++
+		}
+	})
 	t.Logf("%d what-ifs placed existing first, %d stopped for a starting node", engaged, stopped)
 	require.Greater(t, engaged, clusters*changes/4, "the clusters exercise existing-first placement")
 	require.Greater(t, stopped, clusters, "and simulations that stop early")
+}
+
+// eachRandomWhatIf grows clusters clusters (seeded 1, 2, …) with grow and calls check with
+// changes random what-ifs of each (randomChange, without narrowed requirements), the seed's
+// random source, and where to say they failed.
+func eachRandomWhatIf(clusters, changes int, grow func(seed int64, r *rand.Rand) (*scheduling.Cluster, func() *corev1.Pod),
+	check func(r *rand.Rand, c *scheduling.Cluster, change scheduling.Change, opts scheduling.Options, where string)) {
+	for seed := int64(1); seed <= int64(clusters); seed++ {
+		r := rand.New(rand.NewSource(seed))
+		c, newPod := grow(seed, r)
+		for step := range changes {
+			change, opts := randomChange(r, c, newPod)
+			change.Requirements = nil
+			check(r, c, change, opts, fmt.Sprintf("seed %d, step %d, change %+v", seed, step, change))
+		}
+	}
 }
 
 // growPlainCluster grows a cluster of plain pods a few at a time, leaving the nodes of some

@@ -29,30 +29,27 @@ func TestLoneNodeRepackChangesNoPlan(t *testing.T) {
 		clusters = 8
 	}
 	skipped, repacked := 0, 0
-	for seed := int64(1); seed <= int64(clusters); seed++ {
-		r := rand.New(rand.NewSource(seed))
-		c, newPod := growSizedCluster(t, r, seed%2 == 0)
-		for step := range changes {
-			change, opts := randomChange(r, c, newPod)
-			change.Requirements = nil
-			where := fmt.Sprintf("seed %d, step %d, change %+v, options %+v", seed, step, change, opts)
-			skips := 0
-			want, wantErr := c.Simulate(change, scheduling.RepackAlways(opts))
-			got, gotErr := c.Simulate(change, scheduling.CountingRepackSkips(opts, &skips))
-			var uninit *scheduling.UninitializedError
-			if wantErr != nil && errors.As(wantErr, &uninit) {
-				require.Equal(t, wantErr, gotErr, where)
-				continue
-			}
-			require.NoError(t, wantErr, where)
-			require.NoError(t, gotErr, where)
-			require.Empty(t, cmp.Diff(want, got), where)
-			skipped += skips
-			if skips == 0 && len(got.NodeClaims) > 0 {
-				repacked++
-			}
-		}
+	grow := func(seed int64, r *rand.Rand) (*scheduling.Cluster, func() *corev1.Pod) {
+		return growSizedCluster(t, r, seed%2 == 0)
 	}
+	eachRandomWhatIf(clusters, changes, grow, func(_ *rand.Rand, c *scheduling.Cluster, change scheduling.Change, opts scheduling.Options, where string) {
+		where = fmt.Sprintf("%s, options %+v", where, opts)
+		skips := 0
+		want, wantErr := c.Simulate(change, scheduling.RepackAlways(opts))
+		got, gotErr := c.Simulate(change, scheduling.CountingRepackSkips(opts, &skips))
+		var uninit *scheduling.UninitializedError
+		if wantErr != nil && errors.As(wantErr, &uninit) {
+			require.Equal(t, wantErr, gotErr, where)
+			return
+		}
+		require.NoError(t, wantErr, where)
+		require.NoError(t, gotErr, where)
+		require.Empty(t, cmp.Diff(want, got), where)
+		skipped += skips
+		if skips == 0 && len(got.NodeClaims) > 0 {
+			repacked++
+		}
+	})
 	t.Logf("%d lone nodes left unrepacked, %d what-ifs with new nodes repacked", skipped, repacked)
 	require.Greater(t, skipped, clusters*changes/10, "the clusters exercise the rule")
 	require.Greater(t, repacked, clusters, "and what-ifs it does not hold for")
