@@ -486,8 +486,8 @@ func (ix *offerIndex) countReason(n need, want int) string {
 }
 
 // newNodesLower is what the pods of set that find no room on the nodes of rooms (but their
-// own; see homeless and crowded), with extra, ask of new nodes at least, and a lower bound on what any new nodes holding them cost (0 when
-// they ask nothing). oneNode is as for setBound.
+// own; see homeless and crowded), with extra, ask of new nodes at least, and a lower bound on
+// what any new nodes holding them cost (0 when they ask nothing). oneNode is as for setBound.
 func (d *decider) newNodesLower(set []*nodeState, rooms *roomIndex, extra need, oneNode bool) (need, float64) {
 	var own need
 	for _, c := range set {
