@@ -280,7 +280,7 @@ func (d *decider) nominate(pending []*corev1.Pod) {
 	for _, p := range pending {
 		isPending[podKey(p)] = true
 	}
-	opts := scheduling.Options{SkipLowerBound: true}
+	opts := scheduling.Options{SkipLowerBound: true, SkipCostByWorkload: true}
 	onto := map[*nodeState][]string{}
 	// The solve's first round tells where most pending pods land without a solve.
 	landings, ok := d.sim.cluster.PendingOnExisting(opts)

@@ -81,7 +81,7 @@ func (o *outcome) failure() string {
 func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoid []string, reqs []corev1.NodeSelectorRequirement, stopEarly bool) *outcome {
 	o := &outcome{cands: cands, change: d.sim.change(cands, avoid), to: map[string]string{}, failed: map[string]string{}}
 	o.change.Requirements = reqs
-	plan, err := cluster.Simulate(o.change, scheduling.Options{SkipLowerBound: true, StopOnUninitialized: stopEarly})
+	plan, err := cluster.Simulate(o.change, scheduling.Options{SkipLowerBound: true, SkipCostByWorkload: true, StopOnUninitialized: stopEarly})
 	var uninit *scheduling.UninitializedError
 	if errors.As(err, &uninit) {
 		o.uninit = uninit.Error()

@@ -59,7 +59,8 @@ func (s *sim) provision() error {
 	// find none. They stay where they run until their node drains.
 	leaving := s.leavingPods()
 	opts := s.opts.Scheduling
-	opts.SkipLowerBound = true // a replay reports what it launched, not what the least would cost
+	// A replay reports what it launched, not what the least would cost, nor by workload.
+	opts.SkipLowerBound, opts.SkipCostByWorkload = true, true
 	plan, err := s.cluster.Simulate(scheduling.Change{Evict: leaving}, opts)
 	if err != nil {
 		return fmt.Errorf("replay: provisioning at %s: %w", stamp(s.now), err)

@@ -238,6 +238,21 @@ func TestSkipLowerBound(t *testing.T) {
 	require.Equal(t, full, quick)
 }
 
+// SkipCostByWorkload gives the same plan without the cost by workload.
+func TestSkipCostByWorkload(t *testing.T) {
+	c, err := scheduling.Prepare(twoNodeCluster())
+	require.NoError(t, err)
+	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}}
+	full, err := c.Simulate(change, scheduling.Options{})
+	require.NoError(t, err)
+	require.NotEmpty(t, full.Summary.CostByWorkload)
+	quick, err := c.Simulate(change, scheduling.Options{SkipCostByWorkload: true})
+	require.NoError(t, err)
+	require.Empty(t, quick.Summary.CostByWorkload)
+	quick.Summary.CostByWorkload = full.Summary.CostByWorkload
+	require.Equal(t, full, quick)
+}
+
 // A node a simulated change removes still runs until its replacement is up: the new node
 // does not take its name.
 func TestSimulateKeepsRemovedNodesNames(t *testing.T) {

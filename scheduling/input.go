@@ -85,6 +85,9 @@ type Options struct {
 	// SkipLowerBound leaves Summary.LowerBound zero, for callers that use only the plan
 	// (consolidation's simulations, a replay's provisioning) and need not pay for the bound.
 	SkipLowerBound bool
+	// SkipCostByWorkload leaves Summary.CostByWorkload empty, for callers that do not read
+	// it (consolidation's simulations, a replay's provisioning) and need not pay for it.
+	SkipCostByWorkload bool
 	// Trace lists pods (namespace/name) whose every placement step Plan.Traces records.
 	Trace []string
 	// StopOnUninitialized ends a Simulate as soon as a pod the change displaces or adds is

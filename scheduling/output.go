@@ -45,8 +45,10 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 		}
 		nc := claims[i]
 		out.NodeClaims = append(out.NodeClaims, nc)
-		claimPods = append(claimPods, costShares(n.pods))
-		priced = append(priced, workloadcost.Priced{Price: nc.Price, Allocatable: nc.Allocatable})
+		if !s.opts.SkipCostByWorkload {
+			claimPods = append(claimPods, costShares(n.pods))
+			priced = append(priced, workloadcost.Priced{Price: nc.Price, Allocatable: nc.Allocatable})
+		}
 		out.Summary.HourlyCost += nc.Price
 		placed += len(n.pods)
 	}
@@ -72,7 +74,9 @@ func (s *solver) plan(pending int, unschedulable []Unschedulable) Plan {
 	}
 	out.Summary.LowerBound = roundPrice(lowerBound)
 	out.Summary.NodeFixedCost = roundPrice(s.nodeCost * float64(out.Summary.NewNodes))
-	out.Summary.CostByWorkload = workloadcost.ByShares(priced, func(i int) []workloadcost.Share { return claimPods[i] })
+	if !s.opts.SkipCostByWorkload {
+		out.Summary.CostByWorkload = workloadcost.ByShares(priced, func(i int) []workloadcost.Share { return claimPods[i] })
+	}
 	return out
 }
 
