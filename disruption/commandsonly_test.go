@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeplan/nodeplan/disruption"
-	"github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -77,9 +76,7 @@ func moreStarting(in disruption.Input, rng *rand.Rand) disruption.Input {
 // tells so from the scheduler's first round, without planning that node; the full decision
 // simulates it and blocks x for the price; both keep every node.
 func TestCommandsOnlyRulesOutFromTheFirstRound(t *testing.T) {
-	// On-demand only, priced by cpu: no spot replacement undercuts a node.
-	small := testbuild.Type("small", "2", "8Gi", 30).Offer(zoneA, "on-demand", 0.10).Obj()
-	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer(zoneA, "on-demand", 0.20).Obj()
+	small, medium := smallOnDemand, mediumOnDemand
 	in := disruption.Input{
 		Now:       now,
 		NodePools: []*scheduling.NodePool{pool("default", small, medium).Obj()},

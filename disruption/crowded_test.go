@@ -3,12 +3,10 @@ package disruption_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/nodeplan/nodeplan/disruption"
-	"github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -17,9 +15,7 @@ import (
 // bound, without simulating it, when the pods left over need a new node no cheaper than x;
 // it simulates x, and deletes it, when the room is enough.
 func TestCrowdedPodsRuleANodeOut(t *testing.T) {
-	// On-demand only, priced by cpu: no spot replacement undercuts a node.
-	small := testbuild.Type("small", "2", "8Gi", 30).Offer(zoneA, "on-demand", 0.10).Obj()
-	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer(zoneA, "on-demand", 0.20).Obj()
+	small, medium := smallOnDemand, mediumOnDemand
 	for _, tc := range []struct {
 		name   string
 		x      []*corev1.Pod

@@ -29,6 +29,13 @@ var (
 	large  = testbuild.Type("large", "8", "32Gi", 110).Offer(zoneA, "on-demand", 0.40).Offer(zoneA, "spot", 0.16).Obj()
 )
 
+// small and medium on-demand only, priced by cpu: for scenarios about price alone, where no
+// spot replacement undercuts a node.
+var (
+	smallOnDemand  = testbuild.Type("small", "2", "8Gi", 30).Offer(zoneA, "on-demand", 0.10).Obj()
+	mediumOnDemand = testbuild.Type("medium", "4", "16Gi", 60).Offer(zoneA, "on-demand", 0.20).Obj()
+)
+
 // running builds a node a NodePool launched a day ago, with its pods bound to it.
 func running(name, pool string, it *instancetype.InstanceType, capacityType string, pods ...*corev1.Pod) *disruption.Node {
 	for _, p := range pods {
