@@ -70,6 +70,19 @@ func eachRandomWhatIf(clusters, changes int, grow func(seed int64, r *rand.Rand)
 	}
 }
 
+// westZones are the zones of zonePricedType's offerings.
+var westZones = []string{"us-west-2a", "us-west-2b", "us-west-2c"}
+
+// zonePricedType is an instance type sold on-demand in westZones, at price in the first and
+// 1% dearer in each next one.
+func zonePricedType(name, cpu, mem string, pods int64, price float64) *tb.TypeBuilder {
+	b := tb.Type(name, cpu, mem, pods)
+	for i, z := range westZones {
+		b.Offer(z, "on-demand", price*(1+0.01*float64(i)))
+	}
+	return b
+}
+
 // growPlainCluster grows a cluster of plain pods a few at a time, leaving the nodes of some
 // batches starting; it returns it with the pod maker its what-ifs add pods with.
 func growPlainCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() *corev1.Pod) {
@@ -79,14 +92,8 @@ func growPlainCluster(t *testing.T, r *rand.Rand) (*scheduling.Cluster, func() *
 // growCluster is growPlainCluster, with, when mixed, some pods that are not plain (a zone or
 // hostname spread, a host port, a required anti-affinity) or that a spread counts.
 func growCluster(t *testing.T, r *rand.Rand, mixed bool) (*scheduling.Cluster, func() *corev1.Pod) {
-	zones := []string{"us-west-2a", "us-west-2b", "us-west-2c"}
-	typ := func(name, cpu, mem string, pods int64, price float64) *tb.TypeBuilder {
-		b := tb.Type(name, cpu, mem, pods)
-		for i, z := range zones {
-			b.Offer(z, "on-demand", price*(1+0.01*float64(i)))
-		}
-		return b
-	}
+	zones := westZones
+	typ := zonePricedType
 	types := []*tb.TypeBuilder{typ("c.large", "2", "4Gi", 29, 0.085), typ("m.large", "2", "8Gi", 29, 0.096),
 		typ("c.xlarge", "4", "8Gi", 58, 0.17), typ("m.2xlarge", "8", "32Gi", 58, 0.384), typ("r.xlarge", "4", "32Gi", 58, 0.252)}
 	general := tb.NodePool("general")

@@ -59,13 +59,9 @@ func TestLoneNodeRepackChangesNoPlan(t *testing.T) {
 // 2- to 8-cpu types, each priced 1% apart by zone, a few pods at a time; it returns it with
 // the pod maker its what-ifs add pods with.
 func growSizedCluster(t *testing.T, r *rand.Rand, oneSize bool) (*scheduling.Cluster, func() *corev1.Pod) {
-	zones := []string{"us-west-2a", "us-west-2b", "us-west-2c"}
+	zones := westZones
 	mk := func(name, cpu, mem string, price float64) *tb.TypeBuilder {
-		b := tb.Type(name, cpu, mem, 58)
-		for i, z := range zones {
-			b.Offer(z, "on-demand", price*(1+0.01*float64(i)))
-		}
-		return b
+		return zonePricedType(name, cpu, mem, 58, price)
 	}
 	types := []*tb.TypeBuilder{mk("c.xlarge", "4", "8Gi", 0.17), mk("m.xlarge", "4", "16Gi", 0.192), mk("r.xlarge", "4", "32Gi", 0.252)}
 	if !oneSize {

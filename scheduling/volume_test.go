@@ -17,13 +17,8 @@ import (
 const ebs = "ebs.csi.aws.com"
 
 func ebsPools(attachLimit int) []*scheduling.NodePool {
-	zones := []string{"us-west-2a", "us-west-2b", "us-west-2c"}
 	mk := func(name, cpu, mem string, pods int64, price float64) *tb.TypeBuilder {
-		b := tb.Type(name, cpu, mem, pods).AttachLimit(ebs, attachLimit)
-		for i, z := range zones {
-			b.Offer(z, "on-demand", price*(1+0.01*float64(i)))
-		}
-		return b
+		return zonePricedType(name, cpu, mem, pods, price).AttachLimit(ebs, attachLimit)
 	}
 	return []*scheduling.NodePool{tb.NodePool("default", mk("m5.large", "2", "8Gi", 29, 0.096).Obj(), mk("m5.2xlarge", "8", "32Gi", 58, 0.384).Obj()).Obj()}
 }
