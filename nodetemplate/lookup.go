@@ -13,7 +13,7 @@ import (
 )
 
 // Allowing returns the pool's options that can meet reqs (labels and an allowed available
-// offering), in a new array, or nil when none can.
+// offering), in a new array in the pool's order (cheapest first), or nil when none can.
 func (p *Template) Allowing(reqs requirements.Requirements, scratch *typeindex.Scratch) []*Option {
 	var out []*Option
 	f := p.TypeIndex.Compile(reqs, scratch)
@@ -26,7 +26,8 @@ func (p *Template) Allowing(reqs requirements.Requirements, scratch *typeindex.S
 }
 
 // GroupTypes returns the options that can meet reqs, the requirements of the nodes a repack
-// groups under group: worked out once for the pool's solves (Memos), and never modified.
+// groups under group, as Allowing does: worked out once for the pool's solves (Memos), and
+// never modified.
 func (p *Template) GroupTypes(reqs requirements.Requirements, group string, scratch *typeindex.Scratch) []*Option {
 	key := "repack|" + group
 	if types, ok := p.Memos.Allowed.Get(key); ok {

@@ -322,12 +322,9 @@ func (s *solver) repackCannotBeat(n *newNode, group string) bool {
 		return true // repack finds no bin
 	}
 	// A bin launches at one of its type's offerings the NodePool allows: no cheaper than
-	// the type's cheapest (Option.Cheapest).
-	cheapest := types[0].Cheapest
-	for _, t := range types[1:] {
-		cheapest = min(cheapest, t.Cheapest)
-	}
-	if 2*cheapest+s.nodeCost+1e-9 < n.price {
+	// the type's cheapest (Option.Cheapest), and the group's types keep the pool's order,
+	// cheapest first.
+	if 2*types[0].Cheapest+s.nodeCost+1e-9 < n.price {
 		return false
 	}
 	used := make(resources.Vector, s.dims.Len())
