@@ -26,15 +26,16 @@ func benchCluster(tb testing.TB) disruption.Input {
 // BenchmarkReplayDay replays a generated day: 50 deployments on a diurnal curve and 200
 // jobs, about 3,500 events and 5,000 pods at the peak (Day), the same on 16-cpu or 32-cpu
 // nodes only (Day16cpu, 260 nodes at the peak; Day32cpu, 136: the "about 150 nodes"
-// shape), or ten times the pods (Day10x).
+// shape), or ten times the pods (Day32cpu10x, the 10×: 1,198 nodes at the peak;
+// Day10x on every size).
 // Besides time and memory it reports events and simulated hours per second, the replay's
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
 //
 // The day still takes most of a minute on 2 cores (disruption.Decide on a cluster of
 // several hundred nodes, 4,803 times: over 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 9-14 s, Day32cpu 7-9 s, and Day10x
-// hours, past go test's default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1
+// scheduler's first round without a solve), Day16cpu 9-14 s, Day32cpu 7-9 s, Day32cpu10x
+// 97 s, and Day10x hours, past go test's default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1
 // for all but Day10x, NODEPLAN_REPLAY_DAY=10x for all, with -timeout to match (go test -run
 // '^$' -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
 // BenchmarkReplayMorning is the slice that always runs.
@@ -52,6 +53,8 @@ func BenchmarkReplayDay(b *testing.B) {
 		// 32-cpu nodes (136 at the peak: the shape).
 		{"Day16cpu", 1, "16", []string{"1", "10x"}},
 		{"Day32cpu", 1, "32", []string{"1", "10x"}},
+		// The ten times: 50,000 pods at the peak on 32-cpu nodes (1,198 of them).
+		{"Day32cpu10x", 10, "32", []string{"1", "10x"}},
 		{"Day10x", 10, "", []string{"10x"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
