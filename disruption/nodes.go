@@ -51,6 +51,9 @@ type nodeState struct {
 	// rescheduled elsewhere when the node goes (not DaemonSet, mirror or terminating pods).
 	pods    []*corev1.Pod
 	movable []*corev1.Pod
+	// affine are the pods with a required pod affinity, which staying pods' rules read
+	// (see newStayingRules).
+	affine []*corev1.Pod
 	// needs are the movable pods' requests, one per pod, and kinds the same by kind; used
 	// is what the pods take by their requests (see podLists) and room what the node's
 	// allocatable leaves them: for the bounds (see bounds.go).
@@ -161,7 +164,7 @@ func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
 		sortPods(sorted)
 		lists = listPods(sorted)
 	}
-	n.pods, n.movable, n.needs, n.kinds, n.used = lists.running, lists.movable, lists.needs, lists.kinds, lists.used
+	n.pods, n.movable, n.affine, n.needs, n.kinds, n.used = lists.running, lists.movable, lists.affine, lists.needs, lists.kinds, lists.used
 	alloc := node.Status.Allocatable
 	if len(alloc) == 0 {
 		alloc = node.Status.Capacity
@@ -338,15 +341,16 @@ func notReady(node *corev1.Node) bool {
 // that move when the node goes (reschedulable), sorted by name (sortPods); with what
 // decisions read of them alone, worked out once per node rather than once per decision: the
 // movable pods' requests, each and by kind (podVec), and what the running ones take
-// (usedVec), for the bounds; the movable pods' disruption cost; and the pod that keeps the
-// node (podDoNotDisruptReason).
+// (usedVec), for the bounds; the movable pods' disruption cost; the pod that keeps the
+// node (podDoNotDisruptReason); and the running pods with a required pod affinity, which
+// most nodes have none of.
 type podLists struct {
-	running, movable []*corev1.Pod
-	needs            []vec
-	kinds            []needKind
-	used             vec
-	cost             float64
-	doNotDisrupt     string
+	running, movable, affine []*corev1.Pod
+	needs                    []vec
+	kinds                    []needKind
+	used                     vec
+	cost                     float64
+	doNotDisrupt             string
 }
 
 // listPods makes the lists of a node's pods, sorted.
@@ -357,6 +361,9 @@ func listPods(sorted []*corev1.Pod) podLists {
 			continue
 		}
 		l.running = append(l.running, p)
+		if hasRequiredPodAffinity(p) {
+			l.affine = append(l.affine, p)
+		}
 		l.used = l.used.add(usedVec(p))
 		if reschedulable(p) {
 			l.movable = append(l.movable, p)

@@ -74,10 +74,7 @@ func newStayingRules(nodes []*nodeState, namespaces []*corev1.Namespace) *stayin
 		if n.removed {
 			continue
 		}
-		for _, p := range n.pods {
-			if p.Spec.Affinity == nil || p.Spec.Affinity.PodAffinity == nil || len(p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 0 {
-				continue
-			}
+		for _, p := range n.affine {
 			terms, err := tracker.Terms(p)
 			if err != nil {
 				continue
@@ -103,6 +100,12 @@ func newStayingRules(nodes []*nodeState, namespaces []*corev1.Namespace) *stayin
 		}
 	}
 	return r
+}
+
+// hasRequiredPodAffinity reports whether a pod declares a required pod affinity term.
+func hasRequiredPodAffinity(p *corev1.Pod) bool {
+	a := p.Spec.Affinity
+	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
 func (s *affinitySet) matches(p *corev1.Pod) bool {
