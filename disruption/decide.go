@@ -211,7 +211,7 @@ func newDecider(in Input) (*decider, error) {
 		}
 	}
 	if d.driftMemo != nil {
-		d.driftMemo.endDrift()
+		d.driftMemo.endDrift(len(d.nodes))
 	}
 	sort.Slice(d.nodes, func(i, j int) bool { return d.nodes[i].name < d.nodes[j].name })
 	var prev *scheduling.Cluster

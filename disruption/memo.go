@@ -49,12 +49,17 @@ type Memo struct {
 	cluster *scheduling.Cluster
 	// drift holds, per node object, what staticDrift found and the NodeClaim facts it read,
 	// for driftFacts (the NodePools as prepared): a node whose object and facts are the same
-	// has drifted as before, or not. Each decision keeps its own nodes' (driftNext) only.
-	drift, driftNext map[*corev1.Node]driftSeen
-	driftFacts       *poolFacts
+	// has drifted as before, or not.
+	drift      map[*corev1.Node]*driftSeen
+	driftFacts *poolFacts
 	// sorted holds, by each node's first pod, the node's pods as given, sorted and classified
-	// (see classified); each decision keeps its own nodes' (sortedNext) only.
-	sorted, sortedNext map[*corev1.Pod]sortedPods
+	// (see classified).
+	sorted map[*corev1.Pod]*sortedPods
+	// Both maps live from one decision to the next: a decision stores only what it found
+	// anew, and marks what it used (the entries' decision), so that the entries of nodes and
+	// pods gone are dropped once they outnumber the live ones (see endDrift). An entry a
+	// decision does not use is never wrong, only unused: it is checked against what it was
+	// found on.
 	// kept holds what a decision keeps of each node while its nodes are classified (see
 	// entries).
 	kept []memoEntry
@@ -74,10 +79,12 @@ type sortedPods struct {
 	checked int
 }
 
-// driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with.
+// driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with;
+// used is the last decision that read it.
 type driftSeen struct {
 	claim  claimFacts
 	reason string
+	used   int
 }
 
 // claimFacts are what staticDrift reads of a node besides its object and its NodePool.
@@ -171,7 +178,19 @@ func (a *nodeFacts) equal(b *nodeFacts) bool {
 	return a.node == b.node && a.pool == b.pool && a.instanceType == b.instanceType && a.zone == b.zone &&
 		a.capacityType == b.capacityType && a.price == b.price && a.initialized == b.initialized &&
 		a.disrupting == b.disrupting && maps.Equal(a.volumeAttachLimits, b.volumeAttachLimits) &&
-		slices.Equal(a.pods, b.pods)
+		samePodFacts(a.pods, b.pods)
+}
+
+// samePodFacts is slices.Equal(a, b), at once when both are the same facts: a node's pods
+// that did not change keep the facts its memo entry holds.
+func samePodFacts(a, b []podFacts) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
 }
 
 // views gives each node of the decision its view: the one the last decision showed when the
@@ -220,19 +239,34 @@ func (d *decider) rebind(c consolidation) consolidation {
 	return consolidation{o: c.o.own(cands), why: c.why}
 }
 
-// beginDrift readies the drift verdicts for a decision on facts; endDrift keeps the ones it
-// looked up or found.
+// beginDrift readies the drift verdicts for a decision on facts; endDrift drops the entries
+// of nodes and pods gone.
 func (m *Memo) beginDrift(facts *poolFacts) {
 	if m.driftFacts != facts {
 		m.drift, m.driftFacts = nil, facts
 	}
-	m.driftNext = make(map[*corev1.Node]driftSeen, len(m.drift))
 	m.decision++
 }
 
-func (m *Memo) endDrift() {
-	m.drift, m.driftNext = m.driftNext, nil
-	m.sorted, m.sortedNext = m.sortedNext, nil
+// endDrift ends what beginDrift began on a decision of nodes nodes: when the entries
+// outnumber twice the nodes (and some), those the decision did not use are dropped, so
+// that the maps hold what a few decisions use, not every node and pod the memo saw.
+func (m *Memo) endDrift(nodes int) {
+	limit := 2*nodes + 64
+	if len(m.sorted) > limit {
+		for k, s := range m.sorted {
+			if s.checked != m.decision {
+				delete(m.sorted, k)
+			}
+		}
+	}
+	if len(m.drift) > limit {
+		for k, s := range m.drift {
+			if s.used != m.decision {
+				delete(m.drift, k)
+			}
+		}
+	}
 }
 
 // classified returns a node's pods as classify keeps them (see podLists), in the entry the
@@ -240,44 +274,60 @@ func (m *Memo) endDrift() {
 // node's pods are the same pods in the same order and none changed in place (the lists read
 // phases and deletion marks; the sort reads names alone, which never change). Called
 // between beginDrift and endDrift; it only reads the memo, so nodes are classified in
-// parallel.
-func (m *Memo) classified(pods []*corev1.Pod) sortedPods {
+// parallel. An entry it makes anew is fresh; one it returns from the memo is shared with
+// the memo and only read until keepEntry (a decision classifies each node once, but a pod
+// given on two nodes would share an entry).
+func (m *Memo) classified(pods []*corev1.Pod) (s *sortedPods, fresh bool) {
 	if len(pods) == 0 {
-		return sortedPods{}
+		return nil, false
 	}
-	s, ok := m.sorted[pods[0]]
-	if !ok || !slices.Equal(s.given, pods) {
-		s = sortedPods{given: pods, sorted: slices.Clone(pods)}
+	was := m.sorted[pods[0]]
+	switch {
+	case was == nil || !slices.Equal(was.given, pods):
+		s = &sortedPods{given: pods, sorted: slices.Clone(pods)}
 		sortPods(s.sorted)
+	case changedInPlace(was.facts):
+		s = &sortedPods{given: was.given, sorted: was.sorted}
+	default:
+		return was, false
 	}
-	if s.facts == nil || changedInPlace(s.facts) {
-		s.lists, s.facts = listPods(s.sorted), factsOfPods(pods)
-	}
-	s.checked = m.decision
-	return s
+	s.lists, s.facts = listPods(s.sorted), factsOfPods(pods)
+	return s, true
 }
 
-// memoEntry is what a decision keeps of a node for the next: its pods as classified, and
-// static drift's verdict when it was asked.
+// memoEntry is what a decision keeps of a node for the next: its pods as classified (made
+// anew when fresh), and static drift's verdict when it was asked (found anew when
+// driftFresh).
 type memoEntry struct {
-	pods     sortedPods
-	drift    driftSeen
-	hasDrift bool
+	pods       *sortedPods
+	fresh      bool
+	drift      *driftSeen
+	driftFresh bool
 }
 
-// keepEntry stores, between beginDrift and endDrift, what classifying a node found for the
-// next decision.
+// keepEntry stores, between beginDrift and endDrift, what classifying a node found anew for
+// the next decision, and marks what it used.
 func (m *Memo) keepEntry(n *nodeState) {
-	if len(n.kept.pods.given) > 0 {
-		if m.sortedNext == nil {
-			m.sortedNext = make(map[*corev1.Pod]sortedPods, len(m.sorted))
+	k := n.kept
+	if k.pods != nil {
+		k.pods.checked = m.decision
+		if k.fresh {
+			if m.sorted == nil {
+				m.sorted = map[*corev1.Pod]*sortedPods{}
+			}
+			m.sorted[k.pods.given[0]] = k.pods
 		}
-		m.sortedNext[n.kept.pods.given[0]] = n.kept.pods
 	}
-	if n.kept.hasDrift {
-		m.driftNext[n.in.Node] = n.kept.drift
+	if k.drift != nil {
+		k.drift.used = m.decision
+		if k.driftFresh {
+			if m.drift == nil {
+				m.drift = map[*corev1.Node]*driftSeen{}
+			}
+			m.drift[n.in.Node] = k.drift
+		}
 	}
-	*n.kept = memoEntry{}
+	*k = memoEntry{}
 	n.kept = nil
 }
 
@@ -294,7 +344,7 @@ func (m *Memo) entries(n int) []memoEntry {
 // again unless classified checked it in this decision: without a drift memo the entry may be
 // an older decision's). Called after endDrift.
 func (m *Memo) factsOf(pods []*corev1.Pod) []podFacts {
-	if s, ok := m.sorted[firstPod(pods)]; ok && s.facts != nil && slices.Equal(s.given, pods) && (s.checked == m.decision || !changedInPlace(s.facts)) {
+	if s := m.sorted[firstPod(pods)]; s != nil && slices.Equal(s.given, pods) && (s.checked == m.decision || !changedInPlace(s.facts)) {
 		return s.facts
 	}
 	return factsOfPods(pods)
@@ -328,12 +378,11 @@ func (d *decider) memoStaticDrift(n *nodeState) string {
 	if m == nil {
 		return d.staticDrift(n)
 	}
-	seen := driftSeen{claim: claimFacts{n.instanceType, n.zone, n.capacityType, n.poolName}}
-	if was, ok := m.drift[n.in.Node]; ok && was.claim == seen.claim {
-		seen.reason = was.reason
-	} else {
-		seen.reason = d.staticDrift(n)
+	claim := claimFacts{n.instanceType, n.zone, n.capacityType, n.poolName}
+	if was := m.drift[n.in.Node]; was != nil && was.claim == claim {
+		n.kept.drift = was
+		return was.reason
 	}
-	n.kept.drift, n.kept.hasDrift = seen, true
-	return seen.reason
+	n.kept.drift, n.kept.driftFresh = &driftSeen{claim: claim, reason: d.staticDrift(n)}, true
+	return n.kept.drift.reason
 }

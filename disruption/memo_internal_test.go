@@ -1,6 +1,7 @@
 package disruption
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -76,3 +77,48 @@ func TestMemoReusesSimulations(t *testing.T) {
 }
 
 func keysOf(m map[string]consolidation) []string { return sortedMapKeys(m) }
+
+// TestMemoDropsWhatIsGone decides again and again on nodes whose objects and pods are new
+// each time, as a long replay's are, and expects the Memo to hold the entries of a few
+// decisions rather than of every node and pod it saw, while deciding as Decide does without
+// it.
+func TestMemoDropsWhatIsGone(t *testing.T) {
+	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
+	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
+	nodes := func(round int) []*Node {
+		var out []*Node
+		for _, name := range []string{"node-a", "node-b", "node-c"} {
+			p := testbuild.Pod(fmt.Sprintf("%s-web-%d", name, round)).CPU("1500m").Memory("1Gi").Obj()
+			p.Spec.NodeName = name
+			out = append(out, &Node{Node: testbuild.KarpenterNode(name, "default", medium, "test-zone-a", "on-demand"), Pods: []*corev1.Pod{p},
+				NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
+				Created: now.Add(-24 * time.Hour), Initialized: true})
+		}
+		return out
+	}
+	in := Input{
+		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
+		Now:       now,
+	}
+	pools, err := PreparePools(in)
+	require.NoError(t, err)
+	memo := &Memo{}
+	limit := 2*3 + 64
+	for round := range 3 * limit {
+		in.Nodes = nodes(round)
+		fresh := in
+		want, err := Decide(fresh)
+		require.NoError(t, err)
+		in.Pools, in.Memo = pools, memo
+		got, err := Decide(in)
+		require.NoError(t, err)
+		in.Pools, in.Memo = nil, nil
+		require.Equal(t, want, got, "round %d", round)
+		require.LessOrEqual(t, len(memo.sorted), limit+3, "round %d: pod lists", round)
+		require.LessOrEqual(t, len(memo.drift), limit+3, "round %d: drift verdicts", round)
+		for _, n := range in.Nodes {
+			require.NotNil(t, memo.sorted[n.Pods[0]], "round %d: %s's pods are kept for the next decision", round, n.Node.Name)
+			require.NotNil(t, memo.drift[n.Node], "round %d: %s's drift is kept for the next decision", round, n.Node.Name)
+		}
+	}
+}

@@ -157,8 +157,10 @@ func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
 	// newDecider refused nil pods.
 	var lists podLists
 	if d.driftMemo != nil {
-		n.kept.pods = d.driftMemo.classified(in.Pods)
-		lists = n.kept.pods.lists // shared with the next decision: only read
+		n.kept.pods, n.kept.fresh = d.driftMemo.classified(in.Pods)
+		if n.kept.pods != nil {
+			lists = n.kept.pods.lists // shared with the next decision: only read
+		}
 	} else {
 		sorted := slices.Clone(in.Pods)
 		sortPods(sorted)
