@@ -33,8 +33,21 @@ import (
 // What a decision reads besides the simulations (the time, budgets, PodDisruptionBudgets,
 // consolidateAfter) is read again every time.
 //
+// Checking every pod for changes made in place is most of what a decision reads of an
+// unchanged cluster of tens of thousands of pods. A caller that knows which pods it changed
+// in place sets NamesChanges and names their nodes (PodsChangedInPlace) before the next
+// Decide; the Memo then checks those nodes' pods alone.
+//
 // The zero Memo is ready to use. A Memo is used by one Decide at a time.
 type Memo struct {
+	// NamesChanges, when set, promises that the caller names with PodsChangedInPlace, before
+	// each Decide, every node whose pods it changed in place since the last one (a pod's
+	// spec.nodeName, status phase or deletion timestamp, on the same object, while the pod
+	// stays in the node's list): the Memo takes the pods of every other node as unchanged.
+	// A change it is not told of goes unseen, and decisions may then read stale pods.
+	NamesChanges bool
+	// changed holds the nodes named since the last decision.
+	changed map[string]bool
 	// state is the simulation input the results were found on; valid is set once it is.
 	state simulationState
 	valid bool
@@ -248,10 +261,23 @@ func (m *Memo) beginDrift(facts *poolFacts) {
 	m.decision++
 }
 
+// PodsChangedInPlace names nodes whose pods the caller changed in place since the last
+// Decide, for a Memo that NamesChanges.
+func (m *Memo) PodsChangedInPlace(nodes ...string) {
+	if m.changed == nil {
+		m.changed = map[string]bool{}
+	}
+	for _, n := range nodes {
+		m.changed[n] = true
+	}
+}
+
 // endDrift ends what beginDrift began on a decision of nodes nodes: when the entries
 // outnumber twice the nodes (and some), those the decision did not use are dropped, so
-// that the maps hold what a few decisions use, not every node and pod the memo saw.
+// that the maps hold what a few decisions use, not every node and pod the memo saw. The
+// nodes named changed were read.
 func (m *Memo) endDrift(nodes int) {
+	clear(m.changed)
 	limit := 2*nodes + 64
 	if len(m.sorted) > limit {
 		for k, s := range m.sorted {
@@ -277,7 +303,7 @@ func (m *Memo) endDrift(nodes int) {
 // parallel. An entry it makes anew is fresh; one it returns from the memo is shared with
 // the memo and only read until keepEntry (a decision classifies each node once, but a pod
 // given on two nodes would share an entry).
-func (m *Memo) classified(pods []*corev1.Pod) (s *sortedPods, fresh bool) {
+func (m *Memo) classified(node string, pods []*corev1.Pod) (s *sortedPods, fresh bool) {
 	if len(pods) == 0 {
 		return nil, false
 	}
@@ -286,6 +312,8 @@ func (m *Memo) classified(pods []*corev1.Pod) (s *sortedPods, fresh bool) {
 	case was == nil || !slices.Equal(was.given, pods):
 		s = &sortedPods{given: pods, sorted: slices.Clone(pods)}
 		sortPods(s.sorted)
+	case m.NamesChanges && !m.changed[node]:
+		return was, false
 	case changedInPlace(was.facts):
 		s = &sortedPods{given: was.given, sorted: was.sorted}
 	default:

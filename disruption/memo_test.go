@@ -111,3 +111,26 @@ func finishingJob() disruption.Input {
 		Now: now,
 	}
 }
+
+// TestMemoNamesChanges has the caller name the node whose pod it changed in place, as a
+// replay does, instead of the Memo checking every pod: the job that finishes in place on
+// node-b frees the room that lets node-b go, as without a Memo.
+func TestMemoNamesChanges(t *testing.T) {
+	in := finishingJob()
+	pools, err := disruption.PreparePools(in)
+	require.NoError(t, err)
+	before := decideJSON(t, in)
+	in.Pools, in.Memo = pools, &disruption.Memo{NamesChanges: true}
+	require.JSONEq(t, before, decideJSON(t, in))
+	for _, p := range in.Nodes[1].Pods {
+		if p.Name == "job-1" {
+			p.Status.Phase = corev1.PodSucceeded
+		}
+	}
+	in.Memo.PodsChangedInPlace("node-b")
+	after := decideJSON(t, in)
+	fresh := in
+	fresh.Pools, fresh.Memo = nil, nil
+	require.JSONEq(t, decideJSON(t, fresh), after)
+	require.NotEqual(t, before, after, "node-b goes once its job is done")
+}

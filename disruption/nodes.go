@@ -157,7 +157,7 @@ func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
 	// newDecider refused nil pods.
 	var lists podLists
 	if d.driftMemo != nil {
-		n.kept.pods, n.kept.fresh = d.driftMemo.classified(in.Pods)
+		n.kept.pods, n.kept.fresh = d.driftMemo.classified(n.name, in.Pods)
 		if n.kept.pods != nil {
 			lists = n.kept.pods.lists // shared with the next decision: only read
 		}

@@ -52,7 +52,9 @@ type sim struct {
 	// every provisioning until they are gone.
 	leaving []string
 
-	// decideMemo carries the consolidations one Decide simulated to the next.
+	// decideMemo carries the consolidations one Decide simulated to the next. The replay
+	// changes its pods in place (markRunning, backToPending) and names their nodes to it
+	// (NamesChanges).
 	decideMemo disruption.Memo
 
 	// nodeIndex finds the cluster's nodes by name; nil after every change of the cluster.
@@ -100,6 +102,7 @@ func newSim(start disruption.Input, events []Event, opts Options) (*sim, error) 
 		nodes: map[string]*nodeRec{}, names: map[string]bool{}, pods: map[string]*podRec{},
 		workloads: map[string]*workload{}, statefulPods: map[string][]*corev1.Pod{}, drains: map[string]*drain{},
 	}
+	s.decideMemo.NamesChanges = true
 	last := start.Now
 	for _, ev := range events {
 		if ev.offset != nil && ev.Time.IsZero() {
@@ -233,7 +236,7 @@ func (s *sim) addPod(p *corev1.Pod, owner *workload, node string, phase podPhase
 	s.created++
 	if phase == podRunning {
 		s.running++
-		markRunning(p, node)
+		s.markRunning(p, node)
 	} else {
 		s.pending++
 		if node == "" {
@@ -298,7 +301,7 @@ func (s *sim) startRunning(r *podRec, node string) {
 	s.pending--
 	s.running++
 	s.waits = append(s.waits, s.now.Sub(r.since).Seconds())
-	markRunning(r.pod, node)
+	s.markRunning(r.pod, node)
 	if n := s.nodes[node]; n != nil {
 		n.lastPodEvent = s.now
 	}
@@ -320,6 +323,9 @@ func (s *sim) backToPending(r *podRec) {
 	if r.node != "" {
 		s.unplaced++
 	}
+	if r.node != "" {
+		s.decideMemo.PodsChangedInPlace(r.node)
+	}
 	r.phase, r.node, r.since = podPending, "", s.now
 	r.pod.Spec.NodeName = ""
 	r.pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
@@ -328,8 +334,10 @@ func (s *sim) backToPending(r *podRec) {
 
 // markRunning gives a pod the status of one running on its node, as kubelet reports it: the
 // disruption controller counts it healthy for PodDisruptionBudgets. The replay owns its
-// pods (copies of the start's and of workload templates), so it changes them in place.
-func markRunning(p *corev1.Pod, node string) {
+// pods (copies of the start's and of workload templates), so it changes them in place, and
+// names the node to the Memo, which does not check the others' pods for such changes.
+func (s *sim) markRunning(p *corev1.Pod, node string) {
+	s.decideMemo.PodsChangedInPlace(node)
 	p.Spec.NodeName = node
 	if p.Status.Phase != corev1.PodRunning {
 		p.Status = corev1.PodStatus{Phase: corev1.PodRunning}
