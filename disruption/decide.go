@@ -135,7 +135,7 @@ func newDecider(in Input) (*decider, error) {
 	d := &decider{
 		now:     in.Now.UTC(),
 		budgets: map[string]*poolBudget{},
-		byName:  map[string]*nodeState{},
+		byName:  make(map[string]*nodeState, len(in.Nodes)),
 
 		commandsOnly: in.CommandsOnly,
 	}
@@ -155,7 +155,7 @@ func newDecider(in Input) (*decider, error) {
 	}
 	sortPods(pending)
 	var bound []*corev1.Pod
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(in.Nodes))
 	for i, n := range in.Nodes {
 		if n == nil || n.Node == nil {
 			return nil, fmt.Errorf("nodes[%d]: node is nil", i)
