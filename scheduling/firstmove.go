@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/internal/resources"
@@ -64,6 +66,11 @@ type firstMoves struct {
 	// What the walk found: the stop, or the displaced pods that fit no existing node.
 	stopped *UninitializedError
 	waiting []*podInfo
+	// walked is the last change's removed nodes the walk could tell about, and walkedStop
+	// its stop: a consolidation asks FirstRound, then Simulate of the same change, which
+	// walks again only to find the same stop.
+	walked     []string
+	walkedStop *UninitializedError
 }
 
 // firstMovesFor returns the Cluster's firstMoves for its base b and policy, made when missing.
@@ -189,10 +196,16 @@ func (c *Cluster) firstRound(change Change, opts Options, waiting bool) (*firstM
 	if fm == nil {
 		return nil, false
 	}
+	if !waiting && fm.walked != nil && slices.Equal(fm.walked, change.RemoveNodes) {
+		fm.stopped = fm.walkedStop
+		return fm, true
+	}
 	if !fm.walk(c, change, waiting) {
 		fm.reset()
+		fm.walked, fm.walkedStop = nil, nil
 		return nil, false
 	}
+	fm.walked, fm.walkedStop = append(fm.walked[:0], change.RemoveNodes...), fm.stopped
 	return fm, true
 }
 
