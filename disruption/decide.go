@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -213,7 +214,10 @@ func newDecider(in Input) (*decider, error) {
 	if d.driftMemo != nil {
 		d.driftMemo.endDrift(len(d.nodes))
 	}
-	sort.Slice(d.nodes, func(i, j int) bool { return d.nodes[i].name < d.nodes[j].name })
+	byName := func(a, b *nodeState) int { return strings.Compare(a.name, b.name) }
+	if !slices.IsSortedFunc(d.nodes, byName) {
+		slices.SortFunc(d.nodes, byName)
+	}
 	var prev *scheduling.Cluster
 	if in.Memo != nil {
 		d.state, d.memoize = d.stateOf(in, prepared)

@@ -60,10 +60,11 @@ type Memo struct {
 	// preparing the next cluster skips converting it.
 	shown   map[string]shownNode
 	cluster *scheduling.Cluster
-	// drift holds, per node object, what staticDrift found and the NodeClaim facts it read,
-	// for driftFacts (the NodePools as prepared): a node whose object and facts are the same
-	// has drifted as before, or not.
-	drift      map[*corev1.Node]*driftSeen
+	// nodes holds, per node object, what a decision reads of the object alone (its room),
+	// and what staticDrift found with the NodeClaim facts it read, for driftFacts (the
+	// NodePools as prepared): a node whose object and facts are the same has drifted as
+	// before, or not.
+	nodes      map[*corev1.Node]*nodeSeen
 	driftFacts *poolFacts
 	// sorted holds, by each node's first pod, the node's pods as given, sorted and classified
 	// (see classified).
@@ -82,7 +83,7 @@ type Memo struct {
 }
 
 // sortedPods is a node's pods as a decision was given them, and sorted; the lists classify
-// keeps of them (see classified) and the Memo's state their facts (see factsOf), both made
+// keeps of them (see classified) and the Memo's state their facts (see stateOf), both made
 // when the pods were as facts has them.
 type sortedPods struct {
 	given, sorted []*corev1.Pod
@@ -92,12 +93,15 @@ type sortedPods struct {
 	checked int
 }
 
-// driftSeen is staticDrift's verdict on a node and the NodeClaim facts it was found with;
-// used is the last decision that read it.
-type driftSeen struct {
-	claim  claimFacts
-	reason string
-	used   int
+// nodeSeen is what a decision reads of a node object alone: its allocatable (capacity when
+// it has none), and staticDrift's verdict (when hasDrift) with the NodeClaim facts it was
+// found with; used is the last decision that read it.
+type nodeSeen struct {
+	alloc    vec
+	claim    claimFacts
+	reason   string
+	hasDrift bool
+	used     int
 }
 
 // claimFacts are what staticDrift reads of a node besides its object and its NodePool.
@@ -173,7 +177,7 @@ func (d *decider) stateOf(in Input, prepared *scheduling.Pools) (simulationState
 		s.nodes[i] = nodeFacts{
 			node: n.in.Node, pool: n.poolName, instanceType: n.instanceType, zone: n.zone, capacityType: n.capacityType,
 			price: n.price, initialized: n.in.Initialized, disrupting: n.in.Disrupting,
-			volumeAttachLimits: n.in.VolumeAttachLimits, pods: in.Memo.factsOf(n.in.Pods),
+			volumeAttachLimits: n.in.VolumeAttachLimits, pods: n.podFacts,
 		}
 	}
 	return s, true
@@ -256,7 +260,7 @@ func (d *decider) rebind(c consolidation) consolidation {
 // of nodes and pods gone.
 func (m *Memo) beginDrift(facts *poolFacts) {
 	if m.driftFacts != facts {
-		m.drift, m.driftFacts = nil, facts
+		m.nodes, m.driftFacts = nil, facts
 	}
 	m.decision++
 }
@@ -286,10 +290,10 @@ func (m *Memo) endDrift(nodes int) {
 			}
 		}
 	}
-	if len(m.drift) > limit {
-		for k, s := range m.drift {
+	if len(m.nodes) > limit {
+		for k, s := range m.nodes {
 			if s.used != m.decision {
-				delete(m.drift, k)
+				delete(m.nodes, k)
 			}
 		}
 	}
@@ -324,13 +328,26 @@ func (m *Memo) classified(node string, pods []*corev1.Pod) (s *sortedPods, fresh
 }
 
 // memoEntry is what a decision keeps of a node for the next: its pods as classified (made
-// anew when fresh), and static drift's verdict when it was asked (found anew when
-// driftFresh).
+// anew when fresh), and what it read of the node object (seen; made anew when seenFresh).
 type memoEntry struct {
-	pods       *sortedPods
-	fresh      bool
-	drift      *driftSeen
-	driftFresh bool
+	pods      *sortedPods
+	fresh     bool
+	seen      *nodeSeen
+	seenFresh bool
+}
+
+// seen returns what the memo holds of a node object (see nodeSeen), made anew (fresh) when
+// it holds nothing. Called between beginDrift and endDrift, on every core: it only reads the
+// memo, and classify changes an entry only for its own node.
+func (m *Memo) seen(node *corev1.Node) (seen *nodeSeen, fresh bool) {
+	if was := m.nodes[node]; was != nil {
+		return was, false
+	}
+	alloc := node.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = node.Status.Capacity
+	}
+	return &nodeSeen{alloc: vecOf(alloc)}, true
 }
 
 // keepEntry stores, between beginDrift and endDrift, what classifying a node found anew for
@@ -346,13 +363,13 @@ func (m *Memo) keepEntry(n *nodeState) {
 			m.sorted[k.pods.given[0]] = k.pods
 		}
 	}
-	if k.drift != nil {
-		k.drift.used = m.decision
-		if k.driftFresh {
-			if m.drift == nil {
-				m.drift = map[*corev1.Node]*driftSeen{}
+	if k.seen != nil {
+		k.seen.used = m.decision
+		if k.seenFresh {
+			if m.nodes == nil {
+				m.nodes = map[*corev1.Node]*nodeSeen{}
 			}
-			m.drift[n.in.Node] = k.drift
+			m.nodes[n.in.Node] = k.seen
 		}
 	}
 	*k = memoEntry{}
@@ -368,24 +385,6 @@ func (m *Memo) entries(n int) []memoEntry {
 	return m.kept[:n]
 }
 
-// factsOf is factsOfPods(pods), taken from the node's entry when classified made one (checked
-// again unless classified checked it in this decision: without a drift memo the entry may be
-// an older decision's). Called after endDrift.
-func (m *Memo) factsOf(pods []*corev1.Pod) []podFacts {
-	if s := m.sorted[firstPod(pods)]; s != nil && slices.Equal(s.given, pods) && (s.checked == m.decision || !changedInPlace(s.facts)) {
-		return s.facts
-	}
-	return factsOfPods(pods)
-}
-
-// firstPod is pods[0], nil for none: the key of a node's entry.
-func firstPod(pods []*corev1.Pod) *corev1.Pod {
-	if len(pods) == 0 {
-		return nil
-	}
-	return pods[0]
-}
-
 // changedInPlace reports whether a pod's node name, phase or deletion mark is no longer the
 // one facts hold.
 func changedInPlace(facts []podFacts) bool {
@@ -398,19 +397,17 @@ func changedInPlace(facts []podFacts) bool {
 	return false
 }
 
-// memoStaticDrift is d.staticDrift(n), looked up in the drift memo when the node is
-// unchanged, and noted for the next decision (see keepEntry); without a drift memo it is
-// worked out.
+// memoStaticDrift is d.staticDrift(n), read from the node's memo entry when the node and its
+// NodeClaim facts are unchanged, else worked out and noted there for the next decision;
+// without a drift memo it is worked out.
 func (d *decider) memoStaticDrift(n *nodeState) string {
-	m := d.driftMemo
-	if m == nil {
+	if d.driftMemo == nil {
 		return d.staticDrift(n)
 	}
+	seen := n.kept.seen
 	claim := claimFacts{n.instanceType, n.zone, n.capacityType, n.poolName}
-	if was := m.drift[n.in.Node]; was != nil && was.claim == claim {
-		n.kept.drift = was
-		return was.reason
+	if !seen.hasDrift || seen.claim != claim {
+		seen.claim, seen.reason, seen.hasDrift = claim, d.staticDrift(n), true
 	}
-	n.kept.drift, n.kept.driftFresh = &driftSeen{claim: claim, reason: d.staticDrift(n)}, true
-	return n.kept.drift.reason
+	return seen.reason
 }

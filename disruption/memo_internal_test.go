@@ -115,10 +115,10 @@ func TestMemoDropsWhatIsGone(t *testing.T) {
 		in.Pools, in.Memo = nil, nil
 		require.Equal(t, want, got, "round %d", round)
 		require.LessOrEqual(t, len(memo.sorted), limit+3, "round %d: pod lists", round)
-		require.LessOrEqual(t, len(memo.drift), limit+3, "round %d: drift verdicts", round)
+		require.LessOrEqual(t, len(memo.nodes), limit+3, "round %d: node entries", round)
 		for _, n := range in.Nodes {
 			require.NotNil(t, memo.sorted[n.Pods[0]], "round %d: %s's pods are kept for the next decision", round, n.Node.Name)
-			require.NotNil(t, memo.drift[n.Node], "round %d: %s's drift is kept for the next decision", round, n.Node.Name)
+			require.NotNil(t, memo.nodes[n.Node], "round %d: %s's entry is kept for the next decision", round, n.Node.Name)
 		}
 	}
 }

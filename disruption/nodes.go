@@ -54,6 +54,9 @@ type nodeState struct {
 	// affine are the pods with a required pod affinity, which staying pods' rules read
 	// (see newStayingRules).
 	affine []*corev1.Pod
+	// podFacts are the node's pods as the decision's Memo holds them (see stateOf), nil
+	// without a Memo.
+	podFacts []podFacts
 	// needs are the movable pods' requests, one per pod, and kinds the same by kind; used
 	// is what the pods take by their requests (see podLists) and room what the node's
 	// allocatable leaves them: for the bounds (see bounds.go).
@@ -156,22 +159,27 @@ func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
 	}
 	// newDecider refused nil pods.
 	var lists podLists
-	if d.driftMemo != nil {
-		n.kept.pods, n.kept.fresh = d.driftMemo.classified(n.name, in.Pods)
+	var alloc vec
+	if m := d.driftMemo; m != nil {
+		n.kept.pods, n.kept.fresh = m.classified(n.name, in.Pods)
 		if n.kept.pods != nil {
 			lists = n.kept.pods.lists // shared with the next decision: only read
+			n.podFacts = n.kept.pods.facts
 		}
+		n.kept.seen, n.kept.seenFresh = m.seen(node)
+		alloc = n.kept.seen.alloc
 	} else {
 		sorted := slices.Clone(in.Pods)
 		sortPods(sorted)
 		lists = listPods(sorted)
+		given := node.Status.Allocatable
+		if len(given) == 0 {
+			given = node.Status.Capacity
+		}
+		alloc = vecOf(given)
 	}
 	n.pods, n.movable, n.affine, n.needs, n.kinds, n.used = lists.running, lists.movable, lists.affine, lists.needs, lists.kinds, lists.used
-	alloc := node.Status.Allocatable
-	if len(alloc) == 0 {
-		alloc = node.Status.Capacity
-	}
-	n.room = vecOf(alloc).sub(n.used)
+	n.room = alloc.sub(n.used)
 
 	n.counted = in.Initialized && n.poolName != "" && (in.Disrupting || notReady(node))
 
