@@ -742,13 +742,32 @@ func (s *solver) existingFirst(queue []*podInfo) bool {
 }
 
 // placeOnExisting places each pod of queue, in order, on the first existing node that takes
-// it, and returns the others in order; it stops when a placement stops the solve.
+// it, and returns the others in order; it stops when a placement stops the solve. The pods
+// are plain (see existingFirst) and the nodes only fill up meanwhile, so no node before the
+// one the last pod of a class landed on takes the next pod of that class, nor any node when
+// the last one found none: its search starts there (the first round's walk does the same;
+// see firstMoves.firstFit).
 func (s *solver) placeOnExisting(queue []*podInfo) []*podInfo {
 	var rest []*podInfo
+	var from []classFrom
+	at := -1
 	for _, p := range queue {
-		if !s.placeOnExistingNode(p, false) {
+		// The queue keeps a class's pods together, mostly: the last class first.
+		if at < 0 || from[at].class != p.memoClass {
+			at = slices.IndexFunc(from, func(f classFrom) bool { return f.class == p.memoClass })
+		}
+		if at < 0 {
+			at = len(from)
+			from = append(from, classFrom{class: p.memoClass})
+		}
+		n := s.firstExistingFrom(from[at].from, p, false, nil)
+		if n == nil {
+			from[at].from = len(s.byIndex)
 			rest = append(rest, p)
-		} else if s.stopped != nil {
+			continue
+		}
+		from[at].from = n.index
+		if s.commitExisting(n, p); s.stopped != nil {
 			return nil
 		}
 	}
