@@ -40,15 +40,18 @@ type firstMoves struct {
 	s       *solver
 	pending []*podInfo
 	landed  []int
-	// keys holds the pending pods' keys: a displaced pod of the same name is refused. clash
-	// memoises, per node's leaving pods, whether one of them has such a name.
-	keys  map[string]bool
-	clash map[*leavingPods]bool
-	// Scratch of one what-if: what leaves with the removed nodes, in queue order and by name,
-	// those nodes by index, the room the pods placed so far take, by node index, and the
-	// displaced pod being placed as the solve has it.
+	// keys holds the pending pods' keys: a displaced pod of the same name is refused. A
+	// displaced pod's key is looked up there only when pendingHashes has both bits of its
+	// hash (keyHash), which a few pods' in a thousand have.
+	keys          map[string]bool
+	pendingHashes hashFilter
+	// Scratch of one what-if: what leaves with the removed nodes, in queue order, their keys'
+	// hashes and by name (to find a name given twice), those nodes by index, the room the
+	// pods placed so far take, by node index, and the displaced pod being placed as the solve
+	// has it.
 	leaving   []*leavingPods
 	queue     displacedQueue
+	hashes    []uint64
 	seen      map[string]bool
 	removed   []bool
 	removedAt []int
@@ -116,10 +119,12 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	fm.keys = make(map[string]bool, len(in.Pods))
 	for _, p := range in.Pods {
 		if p != nil {
-			fm.keys[podKey(p)] = true
+			k := podKey(p)
+			fm.keys[k] = true
+			fm.pendingHashes.add(keyHash(k))
 		}
 	}
-	fm.taken, fm.seen, fm.clash, fm.fitFrom = map[int]resources.Vector{}, map[string]bool{}, map[*leavingPods]bool{}, map[string]int{}
+	fm.taken, fm.seen, fm.fitFrom = map[int]resources.Vector{}, map[string]bool{}, map[string]int{}
 	fm.removed = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
 	return fm
@@ -254,15 +259,8 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 		fm.leaving = append(fm.leaving, l)
 		clashes = clashes || fm.clashes(l)
 	}
-	if len(fm.leaving) > 1 {
-		for _, l := range fm.leaving {
-			for _, k := range l.keys {
-				if fm.seen[k] {
-					return false // a name given twice: the solve refuses the second in input order
-				}
-				fm.seen[k] = true
-			}
-		}
+	if len(fm.leaving) > 1 && fm.givenTwice() {
+		return false // a name given twice: the solve refuses the second in input order
 	}
 	fm.queue.start(fm.leaving)
 	changed := false // whether the pods so far left the nodes otherwise than the pending pods' landings
@@ -306,19 +304,46 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 	return true
 }
 
-// clashes reports whether a pod of l has a pending pod's name, memoised for the state.
+// clashes reports whether a pod of l has a pending pod's name.
 func (fm *firstMoves) clashes(l *leavingPods) bool {
 	if len(fm.keys) == 0 {
 		return false
 	}
-	clash, ok := fm.clash[l]
-	if !ok {
-		for _, k := range l.keys {
-			clash = clash || fm.keys[k]
+	for i, h := range l.hashes {
+		if fm.pendingHashes.has(h) && fm.keys[l.keys[i]] {
+			return true
 		}
-		fm.clash[l] = clash
 	}
-	return clash
+	return false
+}
+
+// givenTwice reports whether two of the leaving pods have the same name. Their names' hashes
+// are sorted first: only when two are equal are the names compared.
+func (fm *firstMoves) givenTwice() bool {
+	fm.hashes = fm.hashes[:0]
+	for _, l := range fm.leaving {
+		fm.hashes = append(fm.hashes, l.hashes...)
+	}
+	slices.Sort(fm.hashes)
+	for i := 1; i < len(fm.hashes); i++ {
+		if fm.hashes[i] == fm.hashes[i-1] {
+			return fm.namesGivenTwice()
+		}
+	}
+	return false
+}
+
+func (fm *firstMoves) namesGivenTwice() bool {
+	defer clear(fm.seen)
+	for _, l := range fm.leaving {
+		for _, k := range l.keys {
+			if fm.seen[k] {
+				return true
+			}
+			fm.seen[k] = true
+		}
+	}
+	return false
 }
 
 // firstFit is the first node, in rank order, that takes p on the state as it is, less the
@@ -391,7 +416,6 @@ func (fm *firstMoves) take(at int, requests resources.Vector) {
 // reset clears one what-if's scratch.
 func (fm *firstMoves) reset() {
 	clear(fm.taken)
-	clear(fm.seen)
 	clear(fm.leaving)
 	fm.leaving = fm.leaving[:0]
 	for _, i := range fm.removedAt {

@@ -17,8 +17,9 @@ type leavingPods struct {
 	usable bool
 	// queued are the conversions of those that convert, in queue order.
 	queued []*podInfo
-	// keys are all their names.
-	keys []string
+	// keys are all their names, and hashes their keyHash.
+	keys   []string
+	hashes []uint64
 }
 
 // leavingOf returns what firstMoves reads of the pods that leave with node i of the base
@@ -38,10 +39,10 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 			pods = append(pods, p)
 		}
 	}
-	l := &leavingPods{usable: c.prep.dims.CoversPods(pods), keys: make([]string, len(pods))}
+	l := &leavingPods{usable: c.prep.dims.CoversPods(pods), keys: make([]string, len(pods)), hashes: make([]uint64, len(pods))}
 	for k, conv := range c.prep.pods.convert(pods, c.prep.dims, policy) {
 		p := conv.info
-		l.keys[k] = p.key
+		l.keys[k], l.hashes[k] = p.key, keyHash(p.key)
 		if topology.DeclaresTerms(pods[k]) || slices.Contains(l.keys[:k], p.key) {
 			l.usable = false
 		}
@@ -60,3 +61,26 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 
 // comparePlain is the queue's order of two plain pods.
 func comparePlain(a, b *podInfo) int { return compareQueued(a, b, a.plainOrderKey, b.plainOrderKey) }
+
+// keyHash is the FNV-1a hash of a pod's key.
+func keyHash(key string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// hashFilter is a Bloom filter of 4,096 bits over keyHash values, two bits a hash: has is
+// false for a hash never added, and true for few others.
+type hashFilter [64]uint64
+
+func (f *hashFilter) add(h uint64) {
+	f[h>>6&63] |= 1 << (h & 63)
+	f[h>>38&63] |= 1 << (h >> 32 & 63)
+}
+
+func (f *hashFilter) has(h uint64) bool {
+	return f[h>>6&63]&(1<<(h&63)) != 0 && f[h>>38&63]&(1<<(h>>32&63)) != 0
+}
