@@ -18,27 +18,20 @@ func (d *decider) singleNode() error {
 	if len(cands) == 0 {
 		return nil
 	}
+	// The bounds are read on the workers too: a cluster of a thousand nodes has hundreds of
+	// candidates, most of them ruled out by a bound or by the scheduler's first round.
 	rooms := d.roomIndex()
-	bound := make([]string, len(cands))
-	var simulated []int // indices of cands no bound rules out
-	for i, c := range cands {
-		if bound[i] = d.singleNodeBound(c, rooms); bound[i] == "" {
-			simulated = append(simulated, i)
-		}
-	}
 	type result struct {
 		o   *outcome
 		why string
 	}
-	results, done, first := firstSuccess(d.sim, len(simulated), func(cluster *scheduling.Cluster, k int) (result, bool) {
-		o, why := d.consolidate(cluster, []*nodeState{cands[simulated[k]]})
+	results, done, winner := firstSuccess(d.sim, len(cands), func(cluster *scheduling.Cluster, i int) (result, bool) {
+		if why := d.singleNodeBound(cands[i], rooms); why != "" {
+			return result{why: why}, false
+		}
+		o, why := d.consolidate(cluster, []*nodeState{cands[i]})
 		return result{o, why}, why == ""
 	})
-	winner := -1
-	if first >= 0 {
-		winner = simulated[first]
-	}
-	at := 0
 	for i, c := range cands {
 		switch {
 		case winner >= 0 && i > winner:
@@ -47,22 +40,15 @@ func (d *decider) singleNode() error {
 				break
 			}
 			c.block("single-node consolidation acts on one node per decision and removed %s; this node is considered again in the next decision", cands[winner].name)
-		case bound[i] != "":
-			c.block("%s", bound[i])
 		case i == winner:
-			o := results[first].o
+			o := results[i].o
 			d.trimOptions(o)
 			d.commands = append(d.commands, d.command(MethodSingleNodeConsolidation, scheduling.ReasonUnderutilized, o))
 			if err := d.commit(o); err != nil {
 				return err
 			}
-		default:
-			if done[at] {
-				c.block("%s", results[at].why)
-			}
-		}
-		if bound[i] == "" {
-			at++
+		case done[i]:
+			c.block("%s", results[i].why)
 		}
 	}
 	return nil
