@@ -28,11 +28,26 @@ type podConversion struct {
 // hence the lock; a conversion, once stored, is only read. What the memo holds never changes a
 // plan: a conversion is the one newPodInfo would make again.
 type podMemo struct {
-	mu   sync.Mutex
-	conv map[podMemoKey]*podConversion
+	mu sync.Mutex
+	// conv holds the conversions by pod, one map per policy (Respect, Ignore): a pointer key
+	// is hashed quicker than a pointer and a flag, and a what-if looks up each of its pods.
+	conv [2]map[*corev1.Pod]*podConversion
 }
 
-func newPodMemo() *podMemo { return &podMemo{conv: map[podMemoKey]*podConversion{}} }
+func newPodMemo() *podMemo {
+	return &podMemo{conv: [2]map[*corev1.Pod]*podConversion{{}, {}}}
+}
+
+// size is how many conversions the memo holds.
+func (m *podMemo) size() int { return len(m.conv[0]) + len(m.conv[1]) }
+
+// policySlot is the map of conv that holds conversions under policy.
+func policySlot(policy PreferencePolicy) int {
+	if policy == PreferencesIgnore {
+		return 1
+	}
+	return 0
+}
 
 // keeping returns the memo for a cluster prepared from in, continuing prev's: a cluster
 // prepared again and again from a slowly changing one converts only its new pods. prev itself
@@ -48,16 +63,15 @@ func (prev *podMemo) keeping(in Input) *podMemo {
 	}
 	prev.mu.Lock()
 	defer prev.mu.Unlock()
-	if len(prev.conv) <= 2*present {
+	if prev.size() <= 2*present {
 		return prev
 	}
 	next := newPodMemo()
 	keep := func(pods []*corev1.Pod) {
 		for _, pod := range pods {
-			for _, ignore := range []bool{false, true} {
-				key := podMemoKey{pod: pod, ignorePreferences: ignore}
-				if conv, ok := prev.conv[key]; ok {
-					next.conv[key] = conv
+			for slot := range prev.conv {
+				if conv, ok := prev.conv[slot][pod]; ok {
+					next.conv[slot][pod] = conv
 				}
 			}
 		}
@@ -74,14 +88,12 @@ func (prev *podMemo) keeping(in Input) *podMemo {
 // convert returns the conversions of pods under policy, making those the memo lacks (nil
 // pods aside) on every core and storing them; the memo is locked twice, not once a pod.
 func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy PreferencePolicy) []*podConversion {
-	key := func(pod *corev1.Pod) podMemoKey {
-		return podMemoKey{pod: pod, ignorePreferences: policy == PreferencesIgnore}
-	}
+	conv := m.conv[policySlot(policy)]
 	convs := make([]*podConversion, len(pods))
 	var missing []int
 	m.mu.Lock()
 	for i, pod := range pods {
-		if convs[i] = m.conv[key(pod)]; convs[i] == nil && pod != nil {
+		if convs[i] = conv[pod]; convs[i] == nil && pod != nil {
 			missing = append(missing, i)
 		}
 	}
@@ -101,7 +113,7 @@ func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy Prefe
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, i := range missing {
-		m.conv[key(pods[i])] = convs[i]
+		conv[pods[i]] = convs[i]
 	}
 	return convs
 }
@@ -115,13 +127,6 @@ const convertPerWorker = 32
 // reading its memoised keys) a goroutine is worth: what-ifs of a few dozen pods run on the
 // caller alone.
 const cheapPerWorker = 256
-
-// podMemoKey names a pod's conversion: the pod value and whether its preferences are ignored
-// (the preference policy is Respect or Ignore by the time pods are converted).
-type podMemoKey struct {
-	pod               *corev1.Pod
-	ignorePreferences bool
-}
 
 // convertPods is newPodInfo(pods[i], i, dims, vols, policy) for every pod, on every core,
 // taking the pod-only part from the memo: every solve gets podInfos of its own, equal to those
