@@ -55,9 +55,13 @@ type firstMoves struct {
 	seen      map[string]bool
 	removed   []bool
 	removedAt []int
-	taken     map[int]resources.Vector
-	used      resources.Vector
-	first     podInfo
+	// displacedOn marks, by node index, the nodes a displaced pod took room on so far
+	// (displacedAt lists them): a pending pod's landing elsewhere is as the state has it.
+	displacedOn []bool
+	displacedAt []int
+	taken       map[int]resources.Vector
+	used        resources.Vector
+	first       podInfo
 	// fitFrom holds, by plain pod class, the position of the first node that takes such a
 	// pod on the state as it is (len(rank) for none). A what-if only removes nodes and takes
 	// room, so no node before it takes the pod in any what-if: the search starts there.
@@ -126,6 +130,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	}
 	fm.taken, fm.seen, fm.fitFrom = map[int]resources.Vector{}, map[string]bool{}, map[string]int{}
 	fm.removed = make([]bool, len(b.rank))
+	fm.displacedOn = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
 	return fm
 }
@@ -264,6 +269,12 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 	}
 	fm.queue.start(fm.leaving)
 	changed := false // whether the pods so far left the nodes otherwise than the pending pods' landings
+	// moved is set once a pending pod lands elsewhere than in the state. Until then, a plain
+	// pending pod lands where it does in the state unless a displaced pod took room there or
+	// its node left: every node has no more room at its turn than in the state (the pending
+	// pods before it took the same, displaced pods more), so the nodes before its landing
+	// still refuse it, and one it fits nowhere in the state it fits nowhere now.
+	moved := false
 	pi := 0
 	for d := fm.queue.next(); d != nil; d = fm.queue.next() {
 		if clashes && fm.keys[d.key] {
@@ -271,15 +282,19 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 		}
 		for ; pi < len(fm.pending) && compareQueued(fm.pending[pi], d, fm.pending[pi].orderKey, d.plainOrderKey) < 0; pi++ {
 			p, at := fm.pending[pi], fm.landed[pi]
-			if changed || (at >= 0 && fm.removed[at]) {
-				if p.memoClass == "" {
-					return false // only a plain pod's landing reads room alone
-				}
+			switch {
+			case !changed && (at < 0 || !fm.removed[at]):
+			case p.memoClass == "":
+				return false // only a plain pod's landing reads room alone
+			case !moved && (at < 0 || !fm.removed[at] && !fm.displacedOn[at]):
+			default:
 				changed = true
+				was := at
 				at = -1
 				if n := fm.firstFit(p); n != nil {
 					at = n.index
 				}
+				moved = moved || at != was
 			}
 			fm.take(at, p.requests)
 		}
@@ -299,6 +314,10 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 			return true
 		}
 		fm.take(n.index, p.requests)
+		if !fm.displacedOn[n.index] {
+			fm.displacedOn[n.index] = true
+			fm.displacedAt = append(fm.displacedAt, n.index)
+		}
 		changed = true
 	}
 	return true
@@ -422,6 +441,10 @@ func (fm *firstMoves) reset() {
 		fm.removed[i] = false
 	}
 	fm.removedAt = fm.removedAt[:0]
+	for _, i := range fm.displacedAt {
+		fm.displacedOn[i] = false
+	}
+	fm.displacedAt = fm.displacedAt[:0]
 	fm.first = podInfo{}
 	fm.stopped = nil
 	clear(fm.waiting)

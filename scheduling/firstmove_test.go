@@ -357,3 +357,31 @@ func TestFirstRoundWaitingIsFinal(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstMoveFollowsPendingPodsThatMove: a displaced pod takes the room a pending pod lands
+// on as the cluster is, so that pending pod lands on the next node, and the one queued after
+// it, which took that node as the cluster is, moves on to the last ready node; the displaced
+// pod queued last then finds no ready node with room and stops at the one starting. The
+// first round's walk follows the pending pods that move (and only then the ones after them),
+// and stops where the solve stops.
+func TestFirstMoveFollowsPendingPodsThatMove(t *testing.T) {
+	node := func(name, cpu string, pods ...*corev1.Pod) *tb.NodeBuilder {
+		return tb.Node(name, cpu, "32Gi", 20).NodePool("default").Zone("us-west-2a").Pods(pods...)
+	}
+	existing := nodes(
+		node("a-ready", "4").Obj(),
+		node("b-ready", "4", tb.Pod("b-filler").CPU("1").Obj()).Obj(),
+		node("c-ready", "4", tb.Pod("c-filler").CPU("2").Obj()).Obj(),
+		node("d-starting", "4").Uninitialized().Obj(),
+		node("r-leaving", "8", tb.Pod("d1").CPU("3500m").Obj(), tb.Pod("d2").CPU("1500m").Obj()).Obj(),
+	)
+	pending := []*corev1.Pod{tb.Pod("p1").CPU("3").Obj(), tb.Pod("p2").CPU("2").Obj()}
+	c, err := scheduling.Prepare(scheduling.Input{Pods: pending, NodePools: pools(defaultPool()), ExistingNodes: existing})
+	require.NoError(t, err)
+	change, opts := scheduling.Change{RemoveNodes: []string{"r-leaving"}}, scheduling.Options{StopOnUninitialized: true}
+	_, want := scheduling.SimulateFresh(c, change, opts)
+	var stop *scheduling.UninitializedError
+	require.ErrorAs(t, want, &stop)
+	require.Equal(t, "default/d2 d-starting", stop.Pod+" "+stop.Node)
+	require.Equal(t, want, scheduling.FirstMoveStop(c, change, opts), "answered by the shortcut")
+}
