@@ -195,24 +195,13 @@ func (a *nodeFacts) equal(b *nodeFacts) bool {
 	return a.node == b.node && a.pool == b.pool && a.instanceType == b.instanceType && a.zone == b.zone &&
 		a.capacityType == b.capacityType && a.price == b.price && a.initialized == b.initialized &&
 		a.disrupting == b.disrupting && maps.Equal(a.volumeAttachLimits, b.volumeAttachLimits) &&
-		samePodFacts(a.pods, b.pods)
+		sameList(a.pods, b.pods)
 }
 
-// samePods is slices.Equal(a, b), at once when both are the same slice: a caller keeps an
-// unchanged node's list of pods (as a scheduling.Cluster does).
-func samePods(a, b []*corev1.Pod) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 || &a[0] == &b[0] {
-		return true
-	}
-	return slices.Equal(a, b)
-}
-
-// samePodFacts is slices.Equal(a, b), at once when both are the same facts: a node's pods
-// that did not change keep the facts its memo entry holds.
-func samePodFacts(a, b []podFacts) bool {
+// sameList is slices.Equal(a, b), at once when both are the same list: a caller keeps an
+// unchanged node's list of pods (as a scheduling.Cluster does), and a node whose pods did not
+// change keeps the facts its memo entry holds.
+func sameList[T comparable](a, b []T) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -325,7 +314,7 @@ func (m *Memo) classified(node string, pods []*corev1.Pod) (s *sortedPods, fresh
 	}
 	was := m.sorted[pods[0]]
 	switch {
-	case was == nil || !samePods(was.given, pods):
+	case was == nil || !sameList(was.given, pods):
 		s = &sortedPods{given: pods, sorted: slices.Clone(pods)}
 		sortPods(s.sorted)
 	case m.NamesChanges && !m.changed[node]:
