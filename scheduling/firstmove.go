@@ -42,7 +42,7 @@ type firstMoves struct {
 	landed  []int
 	// keys holds the pending pods' keys: a displaced pod of the same name is refused. A
 	// displaced pod's key is looked up there only when pendingHashes has both bits of its
-	// hash (keyHash), which a few pods' in a thousand have.
+	// hash (keyHash): a few keys in a hundred at most, with hundreds of pods pending.
 	keys          map[string]bool
 	pendingHashes hashFilter
 	// Scratch of one what-if: what leaves with the removed nodes, in queue order, their keys'
@@ -56,7 +56,8 @@ type firstMoves struct {
 	removed   []bool
 	removedAt []int
 	// displacedOn marks, by node index, the nodes a displaced pod took room on so far
-	// (displacedAt lists them): a pending pod's landing elsewhere is as the state has it.
+	// (displacedAt lists them, for reset): the pending pods that landed elsewhere keep their
+	// landings (see walk).
 	displacedOn []bool
 	displacedAt []int
 	taken       map[int]resources.Vector
