@@ -32,12 +32,12 @@ func benchCluster(tb testing.TB) disruption.Input {
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
 //
-// The day still takes most of a minute on 2 cores (disruption.Decide on a cluster of
+// The day still takes half a minute or more on 2 cores (disruption.Decide on a cluster of
 // several hundred nodes, 4,803 times: over 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 9-14 s, Day32cpu 7-9 s, Day32cpu10x
-// 97 s, and Day10x hours, past go test's default timeout, so they run only when asked: NODEPLAN_REPLAY_DAY=1
-// for all but Day10x, NODEPLAN_REPLAY_DAY=10x for all, with -timeout to match (go test -run
-// '^$' -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
+// scheduler's first round without a solve), Day16cpu 9-14 s, Day32cpu 6-7 s, Day32cpu10x
+// 67-75 s, and Day10x hours, past go test's default timeout, so they run only when asked:
+// NODEPLAN_REPLAY_DAY=1 for all but Day10x, NODEPLAN_REPLAY_DAY=10x for all, with -timeout
+// to match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout 3h ./replay).
 // BenchmarkReplayMorning is the slice that always runs.
 func BenchmarkReplayDay(b *testing.B) {
 	asked := os.Getenv("NODEPLAN_REPLAY_DAY")
