@@ -52,9 +52,10 @@ type prepared struct {
 	// place for the next state (see after) instead of copying: clones and narrowed NodePools
 	// share the map, so a Clone gives it up.
 	ownsExisting bool
-	// pods memoises what each pending pod converts to on its own (podConversion), filled as
-	// solves meet them; clones share it.
-	pods *podMemo
+	// pods memoises what each pending pod converts to on its own (podConversion), and nodes
+	// what each node object does (nodeStatics), filled as solves meet them; clones share them.
+	pods  *podMemo
+	nodes *nodeMemo
 	// launchable is nodetemplate.LaunchableDomains of the pools, which every plan reports (a copy of it).
 	launchable map[string][]string
 	// noVolumes is the volume index of a solve without claims, volumes, storage classes or
@@ -155,7 +156,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		launchable = launchableDomains(pools)
 	}
 	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
-		ownsExisting: true, pods: pods, launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spares: &sync.Pool{}}
+		ownsExisting: true, pods: pods, nodes: newNodeMemo(), launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spares: &sync.Pool{}}
 	if prev != nil && prev.spares != nil {
 		prep.spares = prev.spares // a solve overwrites what it takes, whatever the dimensions
 	}
@@ -164,6 +165,9 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 	}
 	if prev != nil {
 		prep.pods = prev.pods.keeping(in)
+		if prev.nodes != nil {
+			prep.nodes = prev.nodes.keeping(in)
+		}
 	}
 	for _, en := range in.ExistingNodes {
 		if en == nil || en.Node == nil || en.Node.Name == "" {
@@ -175,7 +179,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 				continue
 			}
 		}
-		n, err := newExistingNode(en, dims, prep.runningRequests)
+		n, err := newExistingNode(en, dims, prep.runningRequests, prep.nodes)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +250,7 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 	if err != nil {
 		return nil, nil, err
 	}
-	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods,
+	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods, nodes: c.prep.nodes,
 		launchable: launchableDomains(narrowed), noVolumes: c.prep.noVolumes, spares: c.prep.spares}
 	if c.narrowed == nil {
 		c.narrowed = map[string]*prepared{}
@@ -393,7 +397,7 @@ func (prep *prepared) after(changes nodeChanges, in Input, change Change, change
 			next.existing[en] = tmpl
 			continue
 		}
-		n, err := newExistingNode(en, prep.dims, prep.runningRequests)
+		n, err := newExistingNode(en, prep.dims, prep.runningRequests, prep.nodes)
 		if err != nil {
 			return nil, err
 		}
@@ -421,7 +425,7 @@ func (prep *prepared) afterInPlace(ch nodeChanges) (next *prepared, ok bool, err
 		if en.Node.Name == "" {
 			continue // newExistingNodes names the problem
 		}
-		if converted[i], err = newExistingNode(en, prep.dims, prep.runningRequests); err != nil {
+		if converted[i], err = newExistingNode(en, prep.dims, prep.runningRequests, prep.nodes); err != nil {
 			return nil, false, err
 		}
 	}
@@ -441,7 +445,7 @@ func (prep *prepared) afterInPlace(ch nodeChanges) (next *prepared, ok bool, err
 // daemonPodsFor are the pods the DaemonSets will run on a node a plan launched, so that it
 // joins the cluster with them: their room taken and their labels counted by spread rules.
 func (c *Cluster) daemonPodsFor(en *ExistingNode) []*corev1.Pod {
-	n, err := newExistingNode(en, c.prep.dims, map[*corev1.Pod]resources.Vector{})
+	n, err := newExistingNode(en, c.prep.dims, map[*corev1.Pod]resources.Vector{}, nil)
 	if err != nil {
 		return nil
 	}

@@ -103,7 +103,7 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, 
 		}
 		tmpl, ok := prep.existing[en]
 		if !ok {
-			if tmpl, err = newExistingNode(en, dims, prep.runningRequests); err != nil {
+			if tmpl, err = newExistingNode(en, dims, prep.runningRequests, prep.nodes); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -119,49 +119,29 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, 
 }
 
 // newExistingNode converts one node. requests memoises what each running pod uses (its
-// requests plus one pod).
-func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev1.Pod]resources.Vector) (*existingNode, error) {
-	name := en.Node.Name
-	labels := map[string]string{}
-	for k, v := range en.Node.Labels {
-		labels[requirements.NormalizeKey(k)] = v
-	}
-	if _, ok := labels[requirements.LabelHostname]; !ok {
-		labels[requirements.LabelHostname] = name
-	}
-	for _, part := range []struct {
-		field string
-		list  corev1.ResourceList
-	}{{"status.capacity", en.Node.Status.Capacity}, {"status.allocatable", en.Node.Status.Allocatable}} {
-		if res, err := resources.CheckList(part.list); err != nil {
-			return nil, fmt.Errorf("existing node %q: %s.%s: %w", name, part.field, res, err)
-		}
-	}
-	alloc := en.Node.Status.Allocatable
-	if len(alloc) == 0 {
-		alloc = en.Node.Status.Capacity
-	}
-	capacity := en.Node.Status.Capacity
-	if len(capacity) == 0 {
-		capacity = alloc
+// requests plus one pod), statics what the node's object alone converts to (nil for none).
+func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev1.Pod]resources.Vector, statics *nodeMemo) (*existingNode, error) {
+	st := statics.of(en.Node, dims)
+	if st.err != nil {
+		return nil, st.err
 	}
 	n := &existingNode{
 		nodeFacts: &nodeFacts{
-			name:        name,
+			name:        en.Node.Name,
 			node:        en.Node,
 			nodePool:    en.NodePool,
 			initialized: en.Initialized,
-			labels:      labels,
-			reqs:        requirements.FromLabels(labels),
-			capacity:    dims.Vector(capacity),
-			allocatable: dims.Vector(alloc),
+			labels:      st.labels,
+			reqs:        st.reqs,
+			capacity:    st.capacity,
+			allocatable: st.allocatable,
 			attachLimit: en.VolumeAttachLimits,
 		},
 		taints: taints.Starting(en.Node.Spec.Taints, en.Initialized),
 		used:   make(resources.Vector, dims.Len()),
 	}
 	if n.nodePool == "" {
-		n.nodePool = labels[requirements.LabelNodePool]
+		n.nodePool = st.labels[requirements.LabelNodePool]
 	}
 	for _, pod := range en.Pods {
 		if pod == nil || isTerminal(pod) {

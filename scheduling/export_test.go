@@ -114,7 +114,7 @@ func Conversions(c *Cluster) (owned bool, err error) {
 		if !ok {
 			return false, fmt.Errorf("node %s has no conversion", en.Node.Name)
 		}
-		want, err := newExistingNode(en, c.prep.dims, map[*corev1.Pod]resources.Vector{})
+		want, err := newExistingNode(en, c.prep.dims, map[*corev1.Pod]resources.Vector{}, nil)
 		if err != nil {
 			return false, err
 		}
