@@ -510,7 +510,7 @@ func (s *sim) updateNodePool(ev Event) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", ev.Source, err)
 	}
-	s.cluster, s.nodeIndex = c, nil
+	s.cluster = c
 	s.poolChanged = true
 	s.touch()
 	if len(in.Pods) > 0 {

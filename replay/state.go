@@ -57,9 +57,6 @@ type sim struct {
 	// (NamesChanges).
 	decideMemo disruption.Memo
 
-	// nodeIndex finds the cluster's nodes by name; nil after every change of the cluster.
-	nodeIndex map[string]*scheduling.ExistingNode
-
 	rest     time.Time
 	timeline []Point
 	nodeSet  int // counts launches and deletions
@@ -361,7 +358,6 @@ func (s *sim) flush() error {
 
 // commit applies a change and a plan to the cluster.
 func (s *sim) commit(c scheduling.Change, plan scheduling.Plan) error {
-	s.nodeIndex = nil
 	return s.cluster.Apply(c, plan)
 }
 
@@ -371,21 +367,9 @@ func (s *sim) touch() {
 	s.requestDisruption(s.now)
 }
 
-// clusterNode returns the cluster's node by name, nil when absent. The index is built once
-// per change of the cluster.
+// clusterNode returns the cluster's node by name, nil when absent.
 func (s *sim) clusterNode(name string) *scheduling.ExistingNode {
-	if s.nodeIndex == nil {
-		nodes := s.cluster.Input().ExistingNodes
-		s.nodeIndex = make(map[string]*scheduling.ExistingNode, len(nodes))
-		for _, en := range nodes {
-			if en != nil && en.Node != nil {
-				if _, dup := s.nodeIndex[en.Node.Name]; !dup {
-					s.nodeIndex[en.Node.Name] = en
-				}
-			}
-		}
-	}
-	return s.nodeIndex[name]
+	return s.cluster.Node(name)
 }
 
 // record adds a timeline point when the node set or the pending count changed, and says

@@ -468,6 +468,24 @@ func (c *Cluster) daemonPodsFor(en *ExistingNode) []*corev1.Pod {
 
 func ptrTo[T any](v T) *T { return &v }
 
+// Node returns the cluster's existing node of that name as Input has it, nil when there is
+// none (the first, when the input names two alike). It reads the index of names Apply keeps
+// from one state to the next, so a caller need not build its own.
+func (c *Cluster) Node(name string) *ExistingNode {
+	if ix := c.nodeNames(); ix != nil {
+		if i, ok := ix.index[name]; ok {
+			return ix.inputNodes[i]
+		}
+		return nil
+	}
+	for _, en := range c.in.ExistingNodes {
+		if en != nil && en.Node != nil && en.Node.Name == name {
+			return en
+		}
+	}
+	return nil
+}
+
 // Input returns the cluster as it stands after every Apply: its pending pods, its nodes with
 // the pods bound to them, and what Prepare was given. It shares the Cluster's values: read
 // them, never modify them.

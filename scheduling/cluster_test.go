@@ -332,3 +332,25 @@ func TestApplyRefusesPlansNamingNodesWrongly(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterNode finds the cluster's nodes by name as the cluster stands: after Prepare,
+// after an Apply that removes one, and, when the input names two nodes alike (which solves
+// refuse), the first of them.
+func TestClusterNode(t *testing.T) {
+	a := tb.Node("a", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Obj()
+	b := tb.Node("b", "4", "8Gi", 20).NodePool("default").Zone("us-west-2a").Obj()
+	c, err := scheduling.Prepare(scheduling.Input{NodePools: pools(defaultPool()), ExistingNodes: nodes(a, b)})
+	require.NoError(t, err)
+	require.Same(t, a, c.Node("a"))
+	require.Same(t, b, c.Node("b"))
+	require.Nil(t, c.Node("c"))
+
+	require.NoError(t, c.Apply(scheduling.Change{RemoveNodes: []string{"a"}}, scheduling.Plan{}))
+	require.Nil(t, c.Node("a"), "removed")
+	require.Same(t, c.Input().ExistingNodes[0], c.Node("b"))
+
+	twice := tb.Node("a", "8", "8Gi", 20).NodePool("default").Zone("us-west-2a").Obj()
+	c, err = scheduling.Prepare(scheduling.Input{NodePools: pools(defaultPool()), ExistingNodes: nodes(a, twice)})
+	require.NoError(t, err)
+	require.Same(t, a, c.Node("a"))
+}
