@@ -16,6 +16,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetype"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
 // Annotations that keep a node, or the node a pod runs on, from voluntary disruption. The
@@ -371,7 +372,7 @@ func listPods(sorted []*corev1.Pod) podLists {
 			continue
 		}
 		l.running = append(l.running, p)
-		if hasRequiredPodAffinity(p) {
+		if topology.HasRequiredAffinity(p) {
 			l.affine = append(l.affine, p)
 		}
 		l.used = l.used.add(usedVec(p))

@@ -102,12 +102,6 @@ func newStayingRules(nodes []*nodeState, namespaces []*corev1.Namespace) *stayin
 	return r
 }
 
-// hasRequiredPodAffinity reports whether a pod declares a required pod affinity term.
-func hasRequiredPodAffinity(p *corev1.Pod) bool {
-	a := p.Spec.Affinity
-	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
-}
-
 func (s *affinitySet) matches(p *corev1.Pod) bool {
 	for _, g := range s.groups {
 		if !g.Matches(p) {

@@ -258,6 +258,12 @@ func RequiredOnly(terms []Term) []Term {
 	return terms
 }
 
+// HasRequiredAffinity reports whether the pod declares required pod affinity.
+func HasRequiredAffinity(pod *corev1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
 // HasRequiredAntiAffinity reports whether the pod declares required pod anti-affinity.
 func HasRequiredAntiAffinity(pod *corev1.Pod) bool {
 	a := pod.Spec.Affinity
