@@ -435,11 +435,7 @@ func (d *decider) costByWorkload() (before, after []workloadcost.Cost) {
 		if n.poolName == "" || n.acted {
 			continue
 		}
-		alloc := n.in.Node.Status.Allocatable
-		if len(alloc) == 0 {
-			alloc = n.in.Node.Status.Capacity
-		}
-		afterNodes = append(afterNodes, workloadcost.Node{Price: n.price, Allocatable: alloc, Pods: onNode[n.name]})
+		afterNodes = append(afterNodes, workloadcost.Node{Price: n.price, Allocatable: allocatable(n.in.Node), Pods: onNode[n.name]})
 	}
 	for _, c := range d.commands {
 		for _, r := range c.Replacements {
@@ -456,11 +452,7 @@ func (d *decider) nodeCosts() []workloadcost.Node {
 		if n.poolName == "" {
 			continue
 		}
-		alloc := n.in.Node.Status.Allocatable
-		if len(alloc) == 0 {
-			alloc = n.in.Node.Status.Capacity
-		}
-		out = append(out, workloadcost.Node{Price: n.price, Allocatable: alloc, Pods: n.pods})
+		out = append(out, workloadcost.Node{Price: n.price, Allocatable: allocatable(n.in.Node), Pods: n.pods})
 	}
 	return out
 }

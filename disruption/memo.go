@@ -344,11 +344,7 @@ func (m *Memo) seen(node *corev1.Node) (seen *nodeSeen, fresh bool) {
 	if was := m.nodes[node]; was != nil {
 		return was, false
 	}
-	alloc := node.Status.Allocatable
-	if len(alloc) == 0 {
-		alloc = node.Status.Capacity
-	}
-	return &nodeSeen{alloc: vecOf(alloc)}, true
+	return &nodeSeen{alloc: vecOf(allocatable(node))}, true
 }
 
 // keepEntry stores, between beginDrift and endDrift, what classifying a node found anew for

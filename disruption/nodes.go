@@ -173,11 +173,7 @@ func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
 		sorted := slices.Clone(in.Pods)
 		sortPods(sorted)
 		lists = listPods(sorted)
-		given := node.Status.Allocatable
-		if len(given) == 0 {
-			given = node.Status.Capacity
-		}
-		alloc = vecOf(given)
+		alloc = vecOf(allocatable(node))
 	}
 	n.pods, n.movable, n.affine, n.needs, n.kinds, n.used = lists.running, lists.movable, lists.affine, lists.needs, lists.kinds, lists.used
 	n.room = alloc.sub(n.used)
@@ -208,6 +204,14 @@ func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
 		n.cost = lists.cost * lifetimeRemaining(n.expireAfter(), d.now.Sub(n.created))
 	}
 	return n
+}
+
+// allocatable is what the node offers pods: its allocatable, its capacity when it gives none.
+func allocatable(node *corev1.Node) corev1.ResourceList {
+	if len(node.Status.Allocatable) == 0 {
+		return node.Status.Capacity
+	}
+	return node.Status.Allocatable
 }
 
 // orLabel is given when set, else the first of the node's labels keys that is set: the labels
