@@ -164,10 +164,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		prev = nil // converted with other dimensions
 	}
 	if prev != nil {
-		prep.pods = prev.pods.keeping(in)
-		if prev.nodes != nil {
-			prep.nodes = prev.nodes.keeping(in)
-		}
+		prep.pods, prep.nodes = prev.pods.keeping(in), prev.nodes.keeping(in)
 	}
 	for _, en := range in.ExistingNodes {
 		if en == nil || en.Node == nil || en.Node.Name == "" {
