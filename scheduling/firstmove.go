@@ -372,13 +372,7 @@ func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
 	if p.memoClass == "" { // never so: firstFit places plain pods alone
 		return fm.firstFitFrom(0, p)
 	}
-	at := -1
-	for i := range fm.walkFrom {
-		if fm.walkFrom[i].class == p.memoClass {
-			at = i
-			break
-		}
-	}
+	at := classSlot(fm.walkFrom, -1, p.memoClass)
 	if at < 0 {
 		from, ok := fm.fitFrom[p.memoClass]
 		if !ok {
@@ -403,6 +397,15 @@ func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
 type classFrom struct {
 	class string
 	from  int
+}
+
+// classSlot is the index of class's entry among from, -1 when it has none; last, the entry
+// used last (or -1), is looked at first: a queue keeps a class's pods together, mostly.
+func classSlot(from []classFrom, last int, class string) int {
+	if last >= 0 && from[last].class == class {
+		return last
+	}
+	return slices.IndexFunc(from, func(f classFrom) bool { return f.class == class })
 }
 
 // firstFitFrom is firstFit over the nodes from position from on.

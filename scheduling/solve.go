@@ -752,11 +752,7 @@ func (s *solver) placeOnExisting(queue []*podInfo) []*podInfo {
 	var from []classFrom
 	at := -1
 	for _, p := range queue {
-		// The queue keeps a class's pods together, mostly: the last class first.
-		if at < 0 || from[at].class != p.memoClass {
-			at = slices.IndexFunc(from, func(f classFrom) bool { return f.class == p.memoClass })
-		}
-		if at < 0 {
+		if at = classSlot(from, at, p.memoClass); at < 0 {
 			at = len(from)
 			from = append(from, classFrom{class: p.memoClass})
 		}
