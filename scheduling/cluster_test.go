@@ -225,14 +225,8 @@ func TestApplyRemovedPodsAndInitializedNodes(t *testing.T) {
 
 // SkipLowerBound gives the same plan without the bound.
 func TestSkipLowerBound(t *testing.T) {
-	c, err := scheduling.Prepare(twoNodeCluster())
-	require.NoError(t, err)
-	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}}
-	full, err := c.Simulate(change, scheduling.Options{})
-	require.NoError(t, err)
+	full, quick := simulateTwoNodesGone(t, scheduling.Options{SkipLowerBound: true})
 	require.NotZero(t, full.Summary.LowerBound)
-	quick, err := c.Simulate(change, scheduling.Options{SkipLowerBound: true})
-	require.NoError(t, err)
 	require.Zero(t, quick.Summary.LowerBound)
 	quick.Summary.LowerBound = full.Summary.LowerBound
 	require.Equal(t, full, quick)
@@ -240,17 +234,25 @@ func TestSkipLowerBound(t *testing.T) {
 
 // SkipCostByWorkload gives the same plan without the cost by workload.
 func TestSkipCostByWorkload(t *testing.T) {
-	c, err := scheduling.Prepare(twoNodeCluster())
-	require.NoError(t, err)
-	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}}
-	full, err := c.Simulate(change, scheduling.Options{})
-	require.NoError(t, err)
+	full, quick := simulateTwoNodesGone(t, scheduling.Options{SkipCostByWorkload: true})
 	require.NotEmpty(t, full.Summary.CostByWorkload)
-	quick, err := c.Simulate(change, scheduling.Options{SkipCostByWorkload: true})
-	require.NoError(t, err)
 	require.Empty(t, quick.Summary.CostByWorkload)
 	quick.Summary.CostByWorkload = full.Summary.CostByWorkload
 	require.Equal(t, full, quick)
+}
+
+// simulateTwoNodesGone simulates removing both nodes of twoNodeCluster with the default
+// options and with skip.
+func simulateTwoNodesGone(t *testing.T, skip scheduling.Options) (full, quick scheduling.Plan) {
+	t.Helper()
+	c, err := scheduling.Prepare(twoNodeCluster())
+	require.NoError(t, err)
+	change := scheduling.Change{RemoveNodes: []string{"n1", "n2"}}
+	full, err = c.Simulate(change, scheduling.Options{})
+	require.NoError(t, err)
+	quick, err = c.Simulate(change, skip)
+	require.NoError(t, err)
+	return full, quick
 }
 
 // A node a simulated change removes still runs until its replacement is up: the new node
