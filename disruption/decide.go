@@ -31,6 +31,7 @@ type decider struct {
 	// poolFacts are the NodePools as Decide reads them (shared with a Pools when given).
 	*poolFacts
 	nodes   []*nodeState // by name
+	byRank  []*nodeState // the nodes in rankLess order, once ranked sorts them
 	byName  map[string]*nodeState
 	pdbs    *pdbIndex
 	budgets map[string]*poolBudget

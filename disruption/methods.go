@@ -2,20 +2,35 @@ package disruption
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// ranked returns the nodes keep selects, in rankLess order.
+// ranked returns the nodes keep selects, in rankLess order. The nodes are sorted once per
+// decision: a node's rank (its price, disruption cost and name) is fixed when it is
+// classified, and a decision asks for its candidates several times (each method, budgets
+// and PodDisruptionBudgets between), which sorted hundreds of nodes each time.
 func (d *decider) ranked(keep func(*nodeState) bool) []*nodeState {
+	if d.byRank == nil {
+		d.byRank = slices.Clone(d.nodes)
+		slices.SortStableFunc(d.byRank, func(a, b *nodeState) int {
+			switch {
+			case rankLess(a, b):
+				return -1
+			case rankLess(b, a):
+				return 1
+			}
+			return 0
+		})
+	}
 	var out []*nodeState
-	for _, n := range d.nodes {
+	for _, n := range d.byRank {
 		if keep(n) {
 			out = append(out, n)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return rankLess(out[i], out[j]) })
 	return out
 }
 
