@@ -28,6 +28,9 @@ type Cluster struct {
 	// shared is the base every Simulate of this state starts from (see base), once baseBuilt.
 	shared    *base
 	baseBuilt bool
+	// last is the base of an earlier state, kept while this state's is not built: most of
+	// it holds for this one (see newBaseFrom).
+	last *base
 	// moves follows a what-if's first round on existing nodes (see firstMoves), for one
 	// state: Clone and Apply leave it behind.
 	moves *firstMoves
@@ -125,7 +128,11 @@ func PrepareReusing(in Input, prev *Cluster) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cluster{in: in, prep: prep}, nil
+	out := &Cluster{in: in, prep: prep}
+	if prev != nil {
+		out.last = prev.lastBase()
+	}
+	return out, nil
 }
 
 func prepare(in Input) (*prepared, error) { return prepareReusing(in, nil) }
@@ -360,6 +367,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		next = &nodeIndex{index: index, inputNodes: in.ExistingNodes}
 	}
 	c.in, c.prep, c.narrowed = in, prep, nil
+	c.last = c.lastBase()
 	c.shared, c.baseBuilt, c.moves, c.names, c.namesBuilt = nil, false, nil, next, next != nil
 	return nil
 }

@@ -34,6 +34,13 @@ type base struct {
 	// required pod anti-affinity, which a solve lists before placing anything: a change only
 	// takes pods away, so no other node lists any.
 	listing []int
+	// What the next state's base may take from this one (see newBaseFrom): the dimensions
+	// of the rooms, each input node's conversion, the positions by rank, and the reserved
+	// names counted in used.
+	dims      *resources.Dims
+	tmpls     []*existingNode
+	positions []int
+	reserved  []string
 }
 
 // nodeIndex is what a change reads of its Cluster's nodes: their names, by position.
@@ -217,8 +224,20 @@ func (c *Cluster) base() *base {
 	}
 	ix := c.nodeNames() // the names a change may already have indexed
 	c.baseBuilt = true
-	c.shared = newBase(ix, c.in, c.prep)
+	if c.shared = newBaseFrom(c.last, ix, c.in, c.prep); c.shared == nil {
+		c.shared = newBase(ix, c.in, c.prep)
+	}
+	c.last = nil
 	return c.shared
+}
+
+// lastBase is the most recent base of this Cluster's states, which the next state's base
+// starts from.
+func (c *Cluster) lastBase() *base {
+	if c.baseBuilt && c.shared != nil {
+		return c.shared
+	}
+	return c.last
 }
 
 // newBase works the base of in out from ix, the index of its nodes' names (nil when a node is
@@ -227,35 +246,26 @@ func newBase(ix *nodeIndex, in Input, prep *prepared) *base {
 	if ix == nil {
 		return nil
 	}
-	b := &base{nodeIndex: *ix, used: make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames))}
+	b := &base{nodeIndex: *ix, dims: prep.dims, reserved: in.ReservedNodeNames}
 	order := make([]*existingNode, len(in.ExistingNodes))
 	for i, en := range in.ExistingNodes {
 		tmpl, ok := prep.existing[en]
 		if !ok {
 			return nil
 		}
-		b.used[en.Node.Name] = true
 		order[i] = tmpl
 		if len(tmpl.volumePods)+len(tmpl.antiAffinityPods) > 0 {
 			b.listing = append(b.listing, i)
 		}
 	}
-	for _, name := range in.ReservedNodeNames {
-		b.used[name] = true
-	}
-	b.firstFree = make(map[string]int, len(prep.pools))
-	for _, pool := range prep.pools {
-		n := 1
-		for b.used[pool.NodePool.Name+"-"+strconv.Itoa(n)] {
-			n++
-		}
-		b.firstFree[pool.NodePool.Name] = n
-	}
+	b.tmpls = order
+	b.used, b.firstFree = namesTaken(in, prep)
 	positions := make([]int, len(order))
 	for i := range positions {
 		positions[i] = i
 	}
 	slices.SortFunc(positions, func(i, j int) int { return compareExisting(order[i], order[j]) })
+	b.positions = positions
 	b.rank = make([]int, len(order))
 	for r, i := range positions {
 		b.rank[i] = r
@@ -275,6 +285,27 @@ func newBase(ix *nodeIndex, in Input, prep *prepared) *base {
 		b.nodes[r] = n
 	}
 	return b
+}
+
+// namesTaken returns the names new nodes may not take (every node's and the reserved ones) and,
+// per NodePool, the lowest free number of its names (see base).
+func namesTaken(in Input, prep *prepared) (map[string]bool, map[string]int) {
+	used := make(map[string]bool, len(in.ExistingNodes)+len(in.ReservedNodeNames))
+	for _, en := range in.ExistingNodes {
+		used[en.Node.Name] = true
+	}
+	for _, name := range in.ReservedNodeNames {
+		used[name] = true
+	}
+	firstFree := make(map[string]int, len(prep.pools))
+	for _, pool := range prep.pools {
+		n := 1
+		for used[pool.NodePool.Name+"-"+strconv.Itoa(n)] {
+			n++
+		}
+		firstFree[pool.NodePool.Name] = n
+	}
+	return used, firstFree
 }
 
 // existingFromBase sets the solve's existing nodes up from the base: the base's own for the

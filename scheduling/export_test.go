@@ -134,3 +134,51 @@ func Conversions(c *Cluster) (owned bool, err error) {
 	}
 	return c.prep.ownsExisting, nil
 }
+
+// BaseDiff builds the base c's simulations start from, which takes what still holds from an
+// earlier state's (see newBaseFrom), and says how it differs from one newBase works out from
+// c's input alone: "" when it does not.
+func BaseDiff(c *Cluster) string {
+	got := c.base()
+	want := newBase(c.nodeNames(), c.in, c.prep)
+	if got == nil || want == nil {
+		if (got == nil) != (want == nil) {
+			return fmt.Sprintf("base %v, afresh %v", got != nil, want != nil)
+		}
+		return ""
+	}
+	switch {
+	case !slices.Equal(got.rank, want.rank):
+		return fmt.Sprintf("ranks %v, afresh %v", got.rank, want.rank)
+	case !slices.Equal(got.positions, want.positions):
+		return fmt.Sprintf("positions %v, afresh %v", got.positions, want.positions)
+	case !slices.Equal(got.listing, want.listing):
+		return fmt.Sprintf("listing %v, afresh %v", got.listing, want.listing)
+	case !maps.Equal(got.used, want.used):
+		return fmt.Sprintf("names taken %v, afresh %v", slices.Sorted(maps.Keys(got.used)), slices.Sorted(maps.Keys(want.used)))
+	case !maps.Equal(got.firstFree, want.firstFree):
+		return fmt.Sprintf("first free numbers %v, afresh %v", got.firstFree, want.firstFree)
+	case !slices.Equal(got.tmpls, want.tmpls):
+		return "conversions differ"
+	case !maps.Equal(got.index, want.index) || !slices.Equal(got.inputNodes, want.inputNodes):
+		return "index of names differs"
+	}
+	for r := range want.nodes {
+		if !reflect.DeepEqual(*got.nodes[r], *want.nodes[r]) {
+			return fmt.Sprintf("node at rank %d: %+v, afresh %+v", r, *got.nodes[r], *want.nodes[r])
+		}
+		if !slices.Equal(got.free.Free(r), want.free.Free(r)) {
+			return fmt.Sprintf("room at rank %d: %v, afresh %v", r, got.free.Free(r), want.free.Free(r))
+		}
+	}
+	return ""
+}
+
+// BaseTakenFromLast reports whether c's base, once built, was taken from an earlier state's.
+func BaseTakenFromLast(c *Cluster) bool {
+	if c.baseBuilt {
+		return false
+	}
+	last, ix := c.last, c.nodeNames()
+	return newBaseFrom(last, ix, c.in, c.prep) != nil
+}
