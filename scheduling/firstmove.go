@@ -40,6 +40,10 @@ type firstMoves struct {
 	s       *solver
 	pending []*podInfo
 	landed  []int
+	// pendingSizes are the pending pods' cpu and memory requests, side by side in queue order:
+	// a walk merges the pending pods before each displaced pod, and most compare on these
+	// alone (see comesBefore).
+	pendingSizes [][2]int64
 	// keys holds the pending pods' keys: a displaced pod of the same name is refused. A
 	// displaced pod's key is looked up there only when pendingHashes has both bits of its
 	// hash (keyHash): a few keys in a hundred at most, with hundreds of pods pending.
@@ -62,7 +66,6 @@ type firstMoves struct {
 	displacedAt []int
 	taken       map[int]resources.Vector
 	used        resources.Vector
-	first       podInfo
 	// fitFrom holds, by plain pod class, the position of the first node that takes such a
 	// pod on the state as it is (len(rank) for none). A what-if only removes nodes and takes
 	// room, so no node before it takes the pod in any what-if: the search starts there.
@@ -102,6 +105,10 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 		return fm
 	}
 	fm.s, fm.pending, fm.landed = s, pods, make([]int, len(pods))
+	fm.pendingSizes = make([][2]int64, len(pods))
+	for i, p := range pods {
+		fm.pendingSizes[i] = [2]int64{p.requests[resources.CPU], p.requests[resources.Memory]}
+	}
 	// Where the pending pods land, placed in order on a second solver: the first keeps the
 	// state as it is.
 	var placing *solver
@@ -281,7 +288,8 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 		if clashes && fm.keys[d.key] {
 			continue // a pending pod's name: the solve refuses it
 		}
-		for ; pi < len(fm.pending) && compareQueued(fm.pending[pi], d, fm.pending[pi].orderKey, d.plainOrderKey) < 0; pi++ {
+		size := [2]int64{d.requests[resources.CPU], d.requests[resources.Memory]}
+		for ; pi < len(fm.pending) && fm.comesBefore(pi, d, size); pi++ {
 			p, at := fm.pending[pi], fm.landed[pi]
 			switch {
 			case !changed && (at < 0 || !fm.removed[at]):
@@ -299,10 +307,8 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 			}
 			fm.take(at, p.requests)
 		}
-		// The pod as the solve has it when its turn comes: plain, its preferences all in force.
-		p := &fm.first
-		*p = *d
-		p.memoClass, p.orderKey = p.plainClass, p.plainOrderKey
+		// d is the pod as the solve has it when its turn comes (see leavingPods.queued).
+		p := d
 		n := fm.firstFit(p)
 		switch {
 		case n == nil:
@@ -322,6 +328,20 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 		changed = true
 	}
 	return true
+}
+
+// comesBefore reports whether pending pod i comes before displaced pod d (of size cpu and
+// memory) in queue order (compareQueued), reading the pending pod's sizes from
+// pendingSizes and its keys only on a tie.
+func (fm *firstMoves) comesBefore(i int, d *podInfo, size [2]int64) bool {
+	switch own := fm.pendingSizes[i]; {
+	case own[0] != size[0]:
+		return own[0] > size[0]
+	case own[1] != size[1]:
+		return own[1] > size[1]
+	}
+	p := fm.pending[i]
+	return compareQueued(p, d, p.orderKey, d.plainOrderKey) < 0
 }
 
 // clashes reports whether a pod of l has a pending pod's name.
@@ -449,7 +469,6 @@ func (fm *firstMoves) reset() {
 		fm.displacedOn[i] = false
 	}
 	fm.displacedAt = fm.displacedAt[:0]
-	fm.first = podInfo{}
 	fm.stopped = nil
 	clear(fm.waiting)
 	fm.waiting = fm.waiting[:0]

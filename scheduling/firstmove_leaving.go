@@ -15,7 +15,10 @@ type leavingPods struct {
 	// port or claim: its queue key is its own), the dimensions cover them all and no name
 	// comes twice.
 	usable bool
-	// queued are the conversions of those that convert, in queue order.
+	// queued are the conversions of those that convert, in queue order, as the solve has
+	// each when its turn comes: plain, its preferences all in force (its memoClass and
+	// orderKey the plain ones). They are copies of the pod memo's, made once per node, which
+	// the walks only read (a plain pod never relaxes).
 	queued []*podInfo
 	// keys are all their names, and hashes their keyHash.
 	keys   []string
@@ -40,6 +43,7 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 		}
 	}
 	l := &leavingPods{usable: c.prep.dims.CoversPods(pods), keys: make([]string, len(pods)), hashes: make([]uint64, len(pods))}
+	plain := make([]podInfo, 0, len(pods))
 	for k, conv := range c.prep.pods.convert(pods, c.prep.dims, policy) {
 		p := conv.info
 		l.keys[k], l.hashes[k] = p.key, keyHash(p.key)
@@ -52,7 +56,11 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 		if len(p.hostPorts) > 0 || p.plainOrderKey == "" || volume.UsesClaims(pods[k]) {
 			l.usable = false
 		}
-		l.queued = append(l.queued, p)
+		plain = append(plain, *p)
+		cp := &plain[len(plain)-1]
+		cp.memoClass, cp.orderKey = cp.plainClass, cp.plainOrderKey
+		cp.effective() // cached now, so that walks on several clusters at once only read it
+		l.queued = append(l.queued, cp)
 	}
 	slices.SortFunc(l.queued, comparePlain)
 	facts.leaving[slot].Store(l)
