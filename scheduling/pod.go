@@ -174,6 +174,9 @@ func (p *podInfo) relax(softTaints bool) bool {
 // untoleratedTaint returns the first taint the pod does not tolerate. PreferNoSchedule taints
 // count until the pod has relaxed them; startup taints are never passed here.
 func (p *podInfo) untoleratedTaint(nodeTaints []corev1.Taint) (corev1.Taint, bool) {
+	if len(nodeTaints) == 0 {
+		return corev1.Taint{}, false // most nodes: the pod's tolerations, far into its object, stay unread
+	}
 	return taints.FirstUntolerated(p.pod.Spec.Tolerations, nodeTaints, p.tolerateSoft)
 }
 
