@@ -192,13 +192,14 @@ func newDecider(in Input) (*decider, error) {
 	if d.driftMemo != nil {
 		kept = d.driftMemo.entries(len(in.Nodes))
 	}
+	states := make([]nodeState, len(in.Nodes)) // one allocation for the decision's nodes
 	classify := func(from, to int) {
 		for i := from; i < to; i++ {
 			var k *memoEntry
 			if kept != nil {
 				k = &kept[i]
 			}
-			d.nodes[i] = d.classify(in.Nodes[i], k)
+			d.nodes[i] = d.classify(&states[i], in.Nodes[i], k)
 		}
 	}
 	if len(in.Nodes) < classifyAlone {

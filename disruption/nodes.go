@@ -141,10 +141,10 @@ func (n *nodeState) candidate() Candidate {
 	return Candidate{Node: n.name, NodePool: n.poolName, InstanceType: n.instanceType, Zone: n.zone, CapacityType: n.capacityType, Price: roundPrice(n.price)}
 }
 
-// classify derives a node's facts and everything that blocks it.
-func (d *decider) classify(in *Node, kept *memoEntry) *nodeState {
+// classify derives a node's facts and everything that blocks it into n.
+func (d *decider) classify(n *nodeState, in *Node, kept *memoEntry) *nodeState {
 	node := in.Node
-	n := &nodeState{in: in, name: node.Name, kept: kept}
+	*n = nodeState{in: in, name: node.Name, kept: kept}
 	n.poolName = orLabel(in.NodePool, node, requirements.LabelNodePool)
 	n.instanceType = orLabel(in.InstanceType, node, requirements.LabelInstanceType, "beta.kubernetes.io/instance-type")
 	n.zone = orLabel(in.Zone, node, requirements.LabelTopologyZone, "failure-domain.beta.kubernetes.io/zone")
