@@ -41,16 +41,18 @@ func rankOrder(nodes []*nodeState) []*nodeState {
 	}
 	slices.SortStableFunc(keys, func(a, b ranking) int {
 		switch {
+		case a.ratio > b.ratio:
+			return -1
+		case a.ratio < b.ratio:
+			return 1
 		case a.ratio != b.ratio:
-			if a.ratio > b.ratio {
-				return -1
-			}
+			return 0 // NaN: rankLess puts neither first
+		case a.cost < b.cost:
+			return -1
+		case a.cost > b.cost:
 			return 1
 		case a.cost != b.cost:
-			if a.cost < b.cost {
-				return -1
-			}
-			return 1
+			return 0
 		}
 		return strings.Compare(a.node.name, b.node.name)
 	})
