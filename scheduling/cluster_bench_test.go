@@ -116,3 +116,45 @@ func benchmarkApplyReplayStep(b *testing.B, count int) {
 		}
 	}
 }
+
+// BenchmarkSimulateAfterApply is a replay's step followed by a what-if: a pod placed on a node
+// (Apply), then a node taken away (Simulate), on clusters of 150 and 1,500 nodes running 33
+// pods each. Each step's what-if starts from a new state, whose base (every node's copy, rank
+// and room) it works out first, from the last state's.
+func BenchmarkSimulateAfterApply(b *testing.B) {
+	for _, count := range []int{150, 1500} {
+		b.Run(fmt.Sprintf("%dnodes", count), func(b *testing.B) { benchmarkSimulateAfterApply(b, count) })
+	}
+}
+
+func benchmarkSimulateAfterApply(b *testing.B, count int) {
+	var ens []*scheduling.ExistingNode
+	for i := range count {
+		var running []*corev1.Pod
+		for j := range 33 {
+			running = append(running, tb.Pod(fmt.Sprintf("app-%d-%d", i, j)).CPU("100m").Memory("256Mi").Obj())
+		}
+		ens = append(ens, tb.Node(fmt.Sprintf("node-%04d", i), "16", "64Gi", 110).NodePool("default").Pods(running...).Obj())
+	}
+	c, err := scheduling.Prepare(scheduling.Input{NodePools: pools(tb.NodePool("default", c2(), c4()).Obj()), ExistingNodes: ens})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := scheduling.Options{SkipLowerBound: true, SkipCostByWorkload: true}
+	if _, err := c.Simulate(scheduling.Change{}, opts); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := tb.Pod(fmt.Sprintf("job-%d", i)).CPU("100m").Memory("256Mi").Obj()
+		node := fmt.Sprintf("node-%04d", i%count)
+		place := scheduling.Plan{ExistingNodes: []scheduling.ExistingPlacement{{Name: node, Pods: []string{"default/" + p.Name}}}}
+		if err := c.Apply(scheduling.Change{AddPods: []*corev1.Pod{p}}, place); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Simulate(scheduling.Change{RemoveNodes: []string{fmt.Sprintf("node-%04d", (i+1)%count)}}, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
