@@ -254,7 +254,7 @@ func newBase(ix *nodeIndex, in Input, prep *prepared) *base {
 			return nil
 		}
 		order[i] = tmpl
-		if len(tmpl.volumePods)+len(tmpl.antiAffinityPods) > 0 {
+		if tmpl.listedFirst() {
 			b.listing = append(b.listing, i)
 		}
 	}
@@ -270,21 +270,38 @@ func newBase(ix *nodeIndex, in Input, prep *prepared) *base {
 	for r, i := range positions {
 		b.rank[i] = r
 	}
-	buf := make([]existingNode, len(order))
-	b.nodes = make([]*existingNode, len(order))
-	b.free = freeindex.New(prep.dims.Len())
-	b.free.Grow(len(order))
+	slots := b.nodeSlots(len(order), prep.dims)
 	room := make(resources.Vector, prep.dims.Len())
 	for r, i := range positions {
-		n := &buf[r]
-		*n = *order[i]
-		n.usedShared = true
-		n.ports = slices.Clip(n.ports)
-		n.shared = true
-		n.index = b.free.Add(n.freeInto(room))
-		b.nodes[r] = n
+		b.setShared(r, &slots[r], order[i], room)
 	}
 	return b
+}
+
+// nodeSlots readies the base's nodes and free index for n nodes, filled in rank order; the
+// returned slots hold the nodes' copies, one allocation for them all.
+func (b *base) nodeSlots(n int, dims *resources.Dims) []existingNode {
+	b.nodes = make([]*existingNode, n)
+	b.free = freeindex.New(dims.Len())
+	b.free.Grow(n)
+	return make([]existingNode, n)
+}
+
+// setShared makes slot the base's node at rank r: a copy of conversion tmpl, which solves
+// share and never write (see solver.ownExisting), its room indexed (room is scratch).
+func (b *base) setShared(r int, slot, tmpl *existingNode, room resources.Vector) {
+	*slot = *tmpl
+	slot.usedShared = true
+	slot.ports = slices.Clip(slot.ports)
+	slot.shared = true
+	slot.index = b.free.Add(slot.freeInto(room))
+	b.nodes[r] = slot
+}
+
+// listedFirst reports whether the node runs pods a solve lists before placing anything (see
+// base.listing).
+func (n *existingNode) listedFirst() bool {
+	return len(n.volumePods)+len(n.antiAffinityPods) > 0
 }
 
 // namesTaken returns the names new nodes may not take (every node's and the reserved ones) and,

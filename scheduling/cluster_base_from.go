@@ -3,7 +3,6 @@ package scheduling
 import (
 	"slices"
 
-	"github.com/nodeplan/nodeplan/internal/freeindex"
 	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
@@ -70,33 +69,20 @@ func newBaseFrom(last *base, ix *nodeIndex, in Input, prep *prepared) *base {
 	for _, i := range last.listing {
 		lastListing[i] = true
 	}
-	buf := make([]existingNode, n)
-	b.nodes = make([]*existingNode, n)
-	b.free = freeindex.New(prep.dims.Len())
-	b.free.Grow(n)
+	slots := b.nodeSlots(n, prep.dims)
 	room := make(resources.Vector, prep.dims.Len())
 	for r, i := range positions {
-		node := &buf[r]
-		if was := from[i]; was >= 0 {
-			*node = *last.nodes[was]
-			node.index = b.free.Add(last.free.Free(was))
-		} else {
-			*node = *b.tmpls[i]
-			node.usedShared = true
-			node.ports = slices.Clip(node.ports)
-			node.shared = true
-			node.index = b.free.Add(node.freeInto(room))
+		was := from[i]
+		if was < 0 {
+			b.setShared(r, &slots[r], b.tmpls[i], room)
+			continue
 		}
-		b.nodes[r] = node
+		slots[r] = *last.nodes[was]
+		slots[r].index = b.free.Add(last.free.Free(was))
+		b.nodes[r] = &slots[r]
 	}
 	for i, tmpl := range b.tmpls {
-		listed := false
-		if was := from[i]; was >= 0 {
-			listed = lastListing[last.positions[was]]
-		} else {
-			listed = len(tmpl.volumePods)+len(tmpl.antiAffinityPods) > 0
-		}
-		if listed {
+		if was := from[i]; (was >= 0 && lastListing[last.positions[was]]) || (was < 0 && tmpl.listedFirst()) {
 			b.listing = append(b.listing, i)
 		}
 	}
