@@ -107,7 +107,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	fm.s, fm.pending, fm.landed = s, pods, make([]int, len(pods))
 	fm.pendingSizes = make([][2]int64, len(pods))
 	for i, p := range pods {
-		fm.pendingSizes[i] = [2]int64{p.requests[resources.CPU], p.requests[resources.Memory]}
+		fm.pendingSizes[i] = queueSize(p)
 	}
 	// Where the pending pods land, placed in order on a second solver: the first keeps the
 	// state as it is.
@@ -288,7 +288,7 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 		if clashes && fm.keys[d.key] {
 			continue // a pending pod's name: the solve refuses it
 		}
-		size := [2]int64{d.requests[resources.CPU], d.requests[resources.Memory]}
+		size := queueSize(d)
 		for ; pi < len(fm.pending) && fm.comesBefore(pi, d, size); pi++ {
 			p, at := fm.pending[pi], fm.landed[pi]
 			switch {
@@ -330,9 +330,14 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 	return true
 }
 
-// comesBefore reports whether pending pod i comes before displaced pod d (of size cpu and
-// memory) in queue order (compareQueued), reading the pending pod's sizes from
-// pendingSizes and its keys only on a tie.
+// queueSize is a pod's cpu and memory requests, which the queue orders by first (largerFirst).
+func queueSize(p *podInfo) [2]int64 {
+	return [2]int64{p.requests[resources.CPU], p.requests[resources.Memory]}
+}
+
+// comesBefore reports whether pending pod i comes before displaced pod d (of queueSize size)
+// in queue order (compareQueued), reading the pending pod's size from pendingSizes and its
+// keys only on a tie.
 func (fm *firstMoves) comesBefore(i int, d *podInfo, size [2]int64) bool {
 	switch own := fm.pendingSizes[i]; {
 	case own[0] != size[0]:
