@@ -319,8 +319,6 @@ func (s *sim) backToPending(r *podRec) {
 	}
 	if r.node != "" {
 		s.unplaced++
-	}
-	if r.node != "" {
 		s.decideMemo.PodsChangedInPlace(r.node)
 	}
 	r.phase, r.node, r.since = podPending, "", s.now
