@@ -90,18 +90,7 @@ func BenchmarkApplyReplayStep(b *testing.B) {
 }
 
 func benchmarkApplyReplayStep(b *testing.B, count int) {
-	var ens []*scheduling.ExistingNode
-	for i := range count {
-		var running []*corev1.Pod
-		for j := range 33 {
-			running = append(running, tb.Pod(fmt.Sprintf("app-%d-%d", i, j)).CPU("100m").Memory("256Mi").Obj())
-		}
-		ens = append(ens, tb.Node(fmt.Sprintf("node-%04d", i), "16", "64Gi", 110).NodePool("default").Pods(running...).Obj())
-	}
-	c, err := scheduling.Prepare(scheduling.Input{NodePools: pools(tb.NodePool("default", c2(), c4()).Obj()), ExistingNodes: ens})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := replayStepCluster(b, count)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -128,18 +117,7 @@ func BenchmarkSimulateAfterApply(b *testing.B) {
 }
 
 func benchmarkSimulateAfterApply(b *testing.B, count int) {
-	var ens []*scheduling.ExistingNode
-	for i := range count {
-		var running []*corev1.Pod
-		for j := range 33 {
-			running = append(running, tb.Pod(fmt.Sprintf("app-%d-%d", i, j)).CPU("100m").Memory("256Mi").Obj())
-		}
-		ens = append(ens, tb.Node(fmt.Sprintf("node-%04d", i), "16", "64Gi", 110).NodePool("default").Pods(running...).Obj())
-	}
-	c, err := scheduling.Prepare(scheduling.Input{NodePools: pools(tb.NodePool("default", c2(), c4()).Obj()), ExistingNodes: ens})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := replayStepCluster(b, count)
 	opts := scheduling.Options{SkipLowerBound: true, SkipCostByWorkload: true}
 	if _, err := c.Simulate(scheduling.Change{}, opts); err != nil {
 		b.Fatal(err)
@@ -157,4 +135,22 @@ func benchmarkSimulateAfterApply(b *testing.B, count int) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// replayStepCluster is count nodes of 16 cpus running 33 small pods each, prepared: the
+// cluster a replay steps through.
+func replayStepCluster(b *testing.B, count int) *scheduling.Cluster {
+	var ens []*scheduling.ExistingNode
+	for i := range count {
+		var running []*corev1.Pod
+		for j := range 33 {
+			running = append(running, tb.Pod(fmt.Sprintf("app-%d-%d", i, j)).CPU("100m").Memory("256Mi").Obj())
+		}
+		ens = append(ens, tb.Node(fmt.Sprintf("node-%04d", i), "16", "64Gi", 110).NodePool("default").Pods(running...).Obj())
+	}
+	c, err := scheduling.Prepare(scheduling.Input{NodePools: pools(tb.NodePool("default", c2(), c4()).Obj()), ExistingNodes: ens})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
 }
