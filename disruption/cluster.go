@@ -109,7 +109,7 @@ func view(n *nodeState) *scheduling.ExistingNode {
 // newSimulator prepares the cluster: every node but those already being disrupted, whose
 // pods are pending like the input's pending pods (Karpenter simulates them the same way).
 // The conversions of the nodes' views prev holds (a Memo's last cluster) are reused.
-func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.Pod, prev *scheduling.Cluster) (*simulator, error) {
+func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.Pod, prev *scheduling.Cluster, memo *Memo) (*simulator, error) {
 	pods := append([]*corev1.Pod(nil), pending...)
 	for _, n := range nodes {
 		if n.in.Disrupting {
@@ -118,7 +118,7 @@ func newSimulator(base scheduling.Input, nodes []*nodeState, pending []*corev1.P
 			base.ReservedNodeNames = append(base.ReservedNodeNames, n.name)
 			for _, p := range n.pods {
 				if reschedulable(p) {
-					pods = append(pods, pendingCopy(p))
+					pods = append(pods, memo.pendingCopy(p))
 				}
 			}
 			continue

@@ -261,7 +261,7 @@ func newDecider(in Input) (*decider, error) {
 	}
 	// Preparing validates the NodePools (requirements, labels) and the nodes: what it refuses
 	// is unusable input.
-	if d.sim, err = newSimulator(base, d.nodes, pending, prev); err != nil {
+	if d.sim, err = newSimulator(base, d.nodes, pending, prev, d.driftMemo); err != nil {
 		return nil, err
 	}
 	d.staying = newStayingRules(d.nodes, in.Namespaces)

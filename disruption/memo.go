@@ -74,6 +74,10 @@ type Memo struct {
 	// pods gone are dropped once they outnumber the live ones (see endDrift). An entry a
 	// decision does not use is never wrong, only unused: it is checked against what it was
 	// found on.
+	// copies holds, by pod, the pending copy (see pendingCopy) a decision made of a pod of a
+	// node being disrupted, with the pod's facts it was made from: the next decisions show
+	// the scheduler the same copy while the pod is unchanged, so its conversion is kept too.
+	copies map[*corev1.Pod]*podCopy
 	// kept holds what a decision keeps of each node while its nodes are classified (see
 	// entries).
 	kept []memoEntry
@@ -91,6 +95,33 @@ type sortedPods struct {
 	facts         []podFacts
 	// checked is the decision that last found the pods as facts has them.
 	checked int
+}
+
+// podCopy is a pending copy of a pod with the facts of the pod it was made from; used is the
+// last decision that showed it.
+type podCopy struct {
+	copy  *corev1.Pod
+	facts podFacts
+	used  int
+}
+
+// pendingCopy is pendingCopy(p): the copy made last while p is unchanged (a new one when m
+// is nil). Called after beginDrift.
+func (m *Memo) pendingCopy(p *corev1.Pod) *corev1.Pod {
+	if m == nil || p.Spec.NodeName == "" {
+		return pendingCopy(p)
+	}
+	facts := factsOfPod(p)
+	if was := m.copies[p]; was != nil && was.facts == facts {
+		was.used = m.decision
+		return was.copy
+	}
+	if m.copies == nil {
+		m.copies = map[*corev1.Pod]*podCopy{}
+	}
+	c := &podCopy{copy: pendingCopy(p), facts: facts, used: m.decision}
+	m.copies[p] = c
+	return c.copy
 }
 
 // nodeSeen is what a decision reads of a node object alone: its allocatable (capacity when
@@ -150,9 +181,13 @@ type podFacts struct {
 func factsOfPods(pods []*corev1.Pod) []podFacts {
 	out := make([]podFacts, len(pods))
 	for i, p := range pods {
-		out[i] = podFacts{pod: p, nodeName: p.Spec.NodeName, phase: p.Status.Phase, deleting: p.DeletionTimestamp != nil}
+		out[i] = factsOfPod(p)
 	}
 	return out
+}
+
+func factsOfPod(p *corev1.Pod) podFacts {
+	return podFacts{pod: p, nodeName: p.Spec.NodeName, phase: p.Status.Phase, deleting: p.DeletionTimestamp != nil}
 }
 
 // stateOf is the simulation state of a decision's input; ok is false when the NodePools
@@ -288,6 +323,13 @@ func (m *Memo) endDrift(nodes int) {
 		for k, s := range m.sorted {
 			if s.checked != m.decision {
 				delete(m.sorted, k)
+			}
+		}
+	}
+	if len(m.copies) > limit {
+		for k, c := range m.copies {
+			if c.used < m.decision-1 { // this decision shows its copies after endDrift
+				delete(m.copies, k)
 			}
 		}
 	}

@@ -122,3 +122,67 @@ func TestMemoDropsWhatIsGone(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoKeepsPendingCopies expects the pods of a node being disrupted, which every decision
+// simulates as pending again, to be shown to the scheduler as the same copies from one
+// decision to the next (so their conversions are kept too), and as a new copy once the pod
+// changed in place; copies no decision shows are dropped.
+func TestMemoKeepsPendingCopies(t *testing.T) {
+	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
+	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
+	node := func(name string, disrupting bool, pods ...*corev1.Pod) *Node {
+		for _, p := range pods {
+			p.Spec.NodeName = name
+		}
+		return &Node{Node: testbuild.KarpenterNode(name, "default", medium, "test-zone-a", "on-demand"), Pods: pods,
+			NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
+			Created: now.Add(-24 * time.Hour), Initialized: true, Disrupting: disrupting}
+	}
+	web, api := testbuild.Pod("web-1").CPU("1").Memory("1Gi").Obj(), testbuild.Pod("api-1").CPU("1").Memory("1Gi").Obj()
+	in := Input{
+		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
+		Nodes:     []*Node{node("node-a", true, web, api), node("node-b", false)},
+		Now:       now,
+	}
+	pools, err := PreparePools(in)
+	require.NoError(t, err)
+	memo := &Memo{}
+	in.Pools, in.Memo = pools, memo
+	decide := func() {
+		t.Helper()
+		fresh := in
+		fresh.Pools, fresh.Memo = nil, nil
+		want, err := Decide(fresh)
+		require.NoError(t, err)
+		got, err := Decide(in)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "decisions are the same with the memo")
+	}
+
+	decide()
+	require.Len(t, memo.copies, 2, "both pods of node-a are simulated as pending")
+	webCopy, apiCopy := memo.copies[web].copy, memo.copies[api].copy
+	require.Empty(t, webCopy.Spec.NodeName)
+	require.Equal(t, "node-a", web.Spec.NodeName, "the pod itself is not modified")
+
+	in.Now = now.Add(10 * time.Second)
+	decide()
+	require.Same(t, webCopy, memo.copies[web].copy, "an unchanged pod is shown as the same copy")
+	require.Same(t, apiCopy, memo.copies[api].copy)
+
+	api.Status.Phase = corev1.PodRunning // in place, as a replay starts a pod
+	decide()
+	require.Same(t, webCopy, memo.copies[web].copy)
+	require.NotSame(t, apiCopy, memo.copies[api].copy, "a pod changed in place is copied again")
+	require.Equal(t, corev1.PodRunning, memo.copies[api].copy.Status.Phase)
+
+	in.Nodes = []*Node{node("node-b", false)}
+	limit := 2*1 + 64
+	for range limit + 2 {
+		in.Now = in.Now.Add(10 * time.Second)
+		in.Nodes = append(in.Nodes[:1], node("node-c", true, testbuild.Pod("job-"+in.Now.Format("150405")).CPU("1").Obj()))
+		decide()
+	}
+	require.LessOrEqual(t, len(memo.copies), limit+2, "copies of pods gone are dropped")
+	require.NotContains(t, memo.copies, web)
+}
