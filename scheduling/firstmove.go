@@ -110,7 +110,8 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 		fm.pendingSizes[i] = queueSize(p)
 	}
 	// Where the pending pods land, placed in order on a second solver: the first keeps the
-	// state as it is.
+	// state as it is. The second is done with once they are placed: its arrays serve the next
+	// solve.
 	var placing *solver
 	var placed []*podInfo
 	for i, p := range pods {
@@ -119,9 +120,12 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 			continue // nothing placed yet: the first solver's state is the placing one's
 		}
 		if placing == nil {
-			if placing, placed, _, err = newSolver(in, c.prep, st); err != nil {
+			once := st
+			once.keeps = false
+			if placing, placed, _, err = newSolver(in, c.prep, once); err != nil {
 				return &firstMoves{base: b, policy: policy}
 			}
+			defer c.prep.recycle(placing.spares)
 		}
 		if n := placing.firstExisting(placed[i], false); n != nil {
 			placing.commitExisting(n, placed[i])
