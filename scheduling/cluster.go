@@ -214,7 +214,7 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 		}
 	}
 	b := c.base()
-	if !prep.dims.CoversPods(in.Pods[fresh:]) {
+	if !c.covers(prep, b, change, in.Pods[fresh:]) {
 		// A displaced or added pod asks for a resource the prepared cluster has never seen.
 		if prep, err = prepare(in); err != nil {
 			return Plan{}, err
@@ -222,6 +222,23 @@ func (c *Cluster) Simulate(change Change, opts Options) (Plan, error) {
 		b = nil // converted with other dimensions
 	}
 	return solve(in, prep, start{base: b, delta: delta, ranked: len(change.Initialize) == 0, fresh: fresh})
+}
+
+// covers reports whether prep's dimensions cover every resource the pods a change displaces
+// or adds (pods) ask for. Those of removed nodes are looked at once per node conversion (see
+// movingCovered): a what-if removes a few nodes of a state that many what-ifs share.
+func (c *Cluster) covers(prep *prepared, b *base, change Change, pods []*corev1.Pod) bool {
+	if b == nil || b.dims != prep.dims || len(change.Evict) > 0 {
+		return prep.dims.CoversPods(pods)
+	}
+	// Without evictions the displaced pods are the removed nodes' pods that move with them.
+	for _, name := range change.RemoveNodes {
+		i, ok := b.index[name]
+		if !ok || !b.nodes[b.rank[i]].movingCovered(prep.dims, b.inputNodes[i].Pods) {
+			return prep.dims.CoversPods(pods)
+		}
+	}
+	return prep.dims.CoversPods(change.AddPods)
 }
 
 // narrow returns the cluster prepared with every NodePool narrowed by reqs, memoised per

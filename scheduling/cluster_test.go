@@ -356,3 +356,28 @@ func TestClusterNode(t *testing.T) {
 	require.NoError(t, err)
 	require.Same(t, a, c.Node("a"))
 }
+
+// TestSimulateDisplacedPodAsksForANewResource removes a node whose pod asks for a resource no
+// node, NodePool or pending pod knows: the what-if prepares the cluster anew for it, every
+// time (the second what-if finds the node's pods looked at already), and plans what Solve
+// plans for the cluster without that node.
+func TestSimulateDisplacedPodAsksForANewResource(t *testing.T) {
+	in := twoNodeCluster()
+	in.ExistingNodes[0].Pods = append(in.ExistingNodes[0].Pods, tb.Pod("fpga-0").CPU("1").Request("example.com/fpga", "1").Obj())
+	c, err := scheduling.Prepare(in)
+	require.NoError(t, err)
+	without := twoNodeCluster()
+	without.ExistingNodes = without.ExistingNodes[1:]
+	without.Pods = append(without.Pods, in.ExistingNodes[0].Pods...)
+	without.ReservedNodeNames = []string{"n1"}
+	want, err := scheduling.Solve(without)
+	require.NoError(t, err)
+	for range 2 {
+		plan, err := c.Simulate(scheduling.Change{RemoveNodes: []string{"n1"}}, scheduling.Options{})
+		require.NoError(t, err)
+		require.Equal(t, render(want), render(plan))
+		require.Len(t, plan.Unschedulable, 1)
+		require.Equal(t, "default/fpga-0", plan.Unschedulable[0].Pod)
+		require.Contains(t, plan.Unschedulable[0].Reason, "example.com/fpga")
+	}
+}

@@ -56,6 +56,39 @@ type nodeFacts struct {
 	// leaving memoises, per preference policy (Respect, Ignore), what firstMoves reads of the
 	// pods that leave with the node; worked out when first asked, by whichever solve asks.
 	leaving [2]atomic.Pointer[leavingPods]
+	// covered memoises whether the conversion's dimensions cover every resource the node's
+	// pods that move with it ask for (coveredYes, coveredNo; 0 until first asked).
+	covered atomic.Int32
+}
+
+const (
+	coveredYes = 1
+	coveredNo  = 2
+)
+
+// movingCovered reports whether dims, the dimensions the node was converted with, cover every
+// resource its pods that move with it (of pods, its pods) ask for: worked out once per
+// conversion, by whichever solve asks first.
+func (f *nodeFacts) movingCovered(dims *resources.Dims, pods []*corev1.Pod) bool {
+	switch f.covered.Load() {
+	case coveredYes:
+		return true
+	case coveredNo:
+		return false
+	}
+	ok := true
+	for _, p := range pods {
+		if p != nil && movesWithNode(p) && !dims.CoversPods([]*corev1.Pod{p}) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		f.covered.Store(coveredYes)
+	} else {
+		f.covered.Store(coveredNo)
+	}
+	return ok
 }
 
 // ownUsed returns the node's used room to write, a copy of its own from the first write on.
