@@ -156,6 +156,10 @@ func newDecider(in Input) (*decider, error) {
 		pending = append(pending, pendingCopy(p))
 	}
 	sortPods(pending)
+	var memo *Memo // the Memo when it may serve this decision
+	if in.Memo != nil && in.Pools != nil && in.Pools.facts == d.poolFacts {
+		memo = in.Memo
+	}
 	var bound []*corev1.Pod
 	seen := make(map[string]bool, len(in.Nodes))
 	for i, n := range in.Nodes {
@@ -169,9 +173,11 @@ func newDecider(in Input) (*decider, error) {
 			return nil, fmt.Errorf("node %q is given twice", n.Node.Name)
 		}
 		seen[n.Node.Name] = true
-		for j, p := range n.Pods {
-			if p == nil {
-				return nil, fmt.Errorf("node %s: pods[%d] is nil", n.Node.Name, j)
+		if !memo.knownList(n.Pods) { // a list the memo holds was looked at before
+			for j, p := range n.Pods {
+				if p == nil {
+					return nil, fmt.Errorf("node %s: pods[%d] is nil", n.Node.Name, j)
+				}
 			}
 		}
 		if len(in.PodDisruptionBudgets) > 0 { // they count every pod, and only they
@@ -181,9 +187,9 @@ func newDecider(in Input) (*decider, error) {
 	if d.pdbs, err = newPDBIndex(in.PodDisruptionBudgets, bound, pending); err != nil {
 		return nil, err
 	}
-	if in.Memo != nil && in.Pools != nil && in.Pools.facts == d.poolFacts {
-		d.driftMemo = in.Memo
-		in.Memo.beginDrift(d.poolFacts)
+	if memo != nil {
+		d.driftMemo = memo
+		memo.beginDrift(d.poolFacts)
 	}
 	// Nodes are classified on every core (classify only reads the decision and the memo),
 	// then indexed, and what the memo keeps of them stored, in input order.

@@ -342,6 +342,17 @@ func (m *Memo) endDrift(nodes int) {
 	}
 }
 
+// knownList reports whether pods is a node's list of pods the memo holds (see classified):
+// a list given to an earlier decision, which it found without a nil pod, and which is
+// never modified afterwards. False for a nil Memo.
+func (m *Memo) knownList(pods []*corev1.Pod) bool {
+	if m == nil || len(pods) == 0 {
+		return false
+	}
+	was := m.sorted[pods[0]]
+	return was != nil && sameList(was.given, pods)
+}
+
 // classified returns a node's pods as classify keeps them (see podLists), in the entry the
 // next decision looks up (keepEntry stores it). The last decision's lists serve while the
 // node's pods are the same pods in the same order and none changed in place (the lists read

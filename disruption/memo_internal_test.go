@@ -186,3 +186,32 @@ func TestMemoKeepsPendingCopies(t *testing.T) {
 	require.LessOrEqual(t, len(memo.copies), limit+2, "copies of pods gone are dropped")
 	require.NotContains(t, memo.copies, web)
 }
+
+// TestMemoStillRefusesANilPod decides with a Memo, then on a node list holding a nil pod:
+// the Memo skips looking again only at lists it holds, so the nil pod is still refused.
+func TestMemoStillRefusesANilPod(t *testing.T) {
+	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
+	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
+	web := testbuild.Pod("web-1").CPU("1").Memory("1Gi").Obj()
+	web.Spec.NodeName = "node-a"
+	node := &Node{Node: testbuild.KarpenterNode("node-a", "default", medium, "test-zone-a", "on-demand"), Pods: []*corev1.Pod{web},
+		NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
+		Created: now.Add(-24 * time.Hour), Initialized: true}
+	in := Input{
+		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
+		Nodes:     []*Node{node},
+		Now:       now,
+	}
+	pools, err := PreparePools(in)
+	require.NoError(t, err)
+	in.Pools, in.Memo = pools, &Memo{}
+	_, err = Decide(in)
+	require.NoError(t, err)
+	require.True(t, in.Memo.knownList(node.Pods), "the list is held")
+
+	withNil := *node
+	withNil.Pods = []*corev1.Pod{web, nil}
+	in.Nodes = []*Node{&withNil}
+	_, err = Decide(in)
+	require.EqualError(t, err, "node node-a: pods[1] is nil")
+}
