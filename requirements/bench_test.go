@@ -67,12 +67,14 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	bounded := k(opGt, "3").Intersection(k(opLt, "100")).Intersection(k(opNotIn, "7", "x"))
 	mixed, notIn := k(opIn, "x", "2", "8"), k(opNotIn, "5", "six")
 	labels := map[string]string{LabelTopologyZone: "us-west-2a", LabelArch: ArchARM64, "team-name": "search"}
+	flat := pod.Flat()
 	checks := map[string]func(){
 		"Requirements.Conflict":                func() { _ = nodePool.Conflict(instanceType) },
 		"Requirements.Intersects":              func() { _ = nodePool.Intersects(instanceType) },
 		"Requirements.IsCompatible":            func() { _ = nodePool.IsCompatible(pod, nil) },
 		"Requirements.Compatible":              func() { _ = nodePool.Compatible(pod, nil) },
 		"Requirements.Matches":                 func() { _ = pod.Matches(labels) },
+		"Flat.Matches":                         func() { _ = flat.Matches(labels) },
 		"Requirement.Intersects":               func() { _ = nodePool[LabelArch].Intersects(instanceType[LabelArch]) },
 		"Requirement.Intersects/In-bounded":    func() { _ = mixed.Intersects(bounded) },
 		"Requirement.Intersects/bounded-NotIn": func() { _ = bounded.Intersects(notIn) },
@@ -173,4 +175,22 @@ func BenchmarkRequirementIntersection(b *testing.B) {
 	for b.Loop() {
 		_ = zones.Intersection(wanted)
 	}
+}
+
+// BenchmarkMatches matches a pod's requirements against a node's labels, as the solver does
+// for every existing node it tries: as the set (a map) and as its Flat list.
+func BenchmarkMatches(b *testing.B) {
+	pod := benchPod()
+	labels := map[string]string{LabelTopologyZone: "us-west-2a", LabelArch: ArchARM64, "team-name": "search"}
+	flat := pod.Flat()
+	b.Run("Requirements", func(b *testing.B) {
+		for b.Loop() {
+			_ = pod.Matches(labels)
+		}
+	})
+	b.Run("Flat", func(b *testing.B) {
+		for b.Loop() {
+			_ = flat.Matches(labels)
+		}
+	})
 }

@@ -189,20 +189,54 @@ func (rs Requirements) undefined(other Requirements, allowUndefined func(string)
 // Matches reports whether a node with these labels satisfies every requirement.
 func (rs Requirements) Matches(labels map[string]string) bool {
 	for key, r := range rs {
-		v, ok := labels[key]
-		if !ok {
-			if r.complement && !r.hasGT && !r.hasLT && len(r.values) == 0 {
-				return false // Exists
-			}
-			if !r.complement && len(r.values) > 0 {
-				return false // In
-			}
-			if r.hasGT || r.hasLT {
-				return false
-			}
-			continue
+		if !r.matchesLabel(labels, key) {
+			return false
 		}
-		if !r.Has(v) {
+	}
+	return true
+}
+
+// matchesLabel reports whether a node with these labels satisfies r, held under key.
+func (r *Requirement) matchesLabel(labels map[string]string, key string) bool {
+	v, ok := labels[key]
+	if !ok {
+		switch {
+		case r.complement && !r.hasGT && !r.hasLT && len(r.values) == 0:
+			return false // Exists
+		case !r.complement && len(r.values) > 0:
+			return false // In
+		case r.hasGT || r.hasLT:
+			return false
+		}
+		return true
+	}
+	return r.Has(v)
+}
+
+// Flat is a set of requirements as a list sorted by key, for a caller that matches one set
+// against the labels of many nodes: ranging over a list costs less than starting to range
+// over a map, which a small set's match is mostly made of.
+type Flat []flatEntry
+
+type flatEntry struct {
+	key string
+	r   *Requirement
+}
+
+// Flat returns the set as a list.
+func (rs Requirements) Flat() Flat {
+	out := make(Flat, 0, len(rs))
+	for _, k := range rs.Keys() {
+		out = append(out, flatEntry{key: k, r: rs[k]})
+	}
+	return out
+}
+
+// Matches reports whether a node with these labels satisfies every requirement, as the set's
+// Matches does.
+func (f Flat) Matches(labels map[string]string) bool {
+	for _, e := range f {
+		if !e.r.matchesLabel(labels, e.key) {
 			return false
 		}
 	}

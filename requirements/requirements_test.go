@@ -196,6 +196,7 @@ func TestRequirementsMatches(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.want, tt.reqs.Matches(labels))
+			require.Equal(t, tt.want, tt.reqs.Flat().Matches(labels), "as a list")
 		})
 	}
 }
