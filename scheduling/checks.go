@@ -172,7 +172,7 @@ func (s *solver) fails(c check, t target, p *podInfo) Constraint {
 		}
 	case checkNodeAffinity:
 		if t.existing != nil {
-			if !matchesAny(p.effective(), t.existing.labels) {
+			if !matchesAnyList(p.effectiveLists(), t.existing.labels) {
 				return ConstraintNodeAffinity
 			}
 			return ""

@@ -36,7 +36,11 @@ type podInfo struct {
 	// relaxations lists what was given up to place the pod, for explanations.
 	relaxations []string
 
+	// effectiveCache is effective() while prefIndex is effectiveFor, and effectiveFlat the
+	// same as lists (see matchesAny): worked out when the pod converts, which the copies a
+	// solve makes of the conversion share.
 	effectiveCache []requirements.Requirements
+	effectiveFlat  []requirements.Flat
 	effectiveFor   int
 
 	// topo is the pod as topology follows it: its spread and pod (anti-)affinity terms, the
@@ -103,6 +107,7 @@ func newPodInfo(pod *corev1.Pod, index int, dims *resources.Dims, vols *volume.I
 		}
 		p.volumes = pv
 	}
+	p.effective()
 	return p, "", nil
 }
 

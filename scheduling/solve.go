@@ -612,9 +612,19 @@ func (s *solver) claimNodeName(pool *poolState, name string) {
 func (p *podInfo) effective() []requirements.Requirements {
 	if p.effectiveCache == nil || p.effectiveFor != p.prefIndex {
 		p.effectiveCache = p.effectiveAlternatives()
+		p.effectiveFlat = make([]requirements.Flat, len(p.effectiveCache))
+		for i, alt := range p.effectiveCache {
+			p.effectiveFlat[i] = alt.Flat()
+		}
 		p.effectiveFor = p.prefIndex
 	}
 	return p.effectiveCache
+}
+
+// effectiveLists is effective() as lists, for matching many nodes' labels.
+func (p *podInfo) effectiveLists() []requirements.Flat {
+	p.effective()
+	return p.effectiveFlat
 }
 
 // sortedPodKeys returns the keys of pods, sorted.
@@ -647,6 +657,16 @@ func hasSoftTaints(s *solver) bool {
 
 // matchesAny reports whether labels satisfy at least one of the alternatives.
 func matchesAny(alts []requirements.Requirements, labels map[string]string) bool {
+	for _, alt := range alts {
+		if alt.Matches(labels) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesAnyList is matchesAny for alternatives as lists.
+func matchesAnyList(alts []requirements.Flat, labels map[string]string) bool {
 	for _, alt := range alts {
 		if alt.Matches(labels) {
 			return true
