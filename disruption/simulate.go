@@ -98,7 +98,7 @@ func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoi
 		if !reschedulable(pl.Pod) {
 			continue // a mirror pod ends with its node
 		}
-		k := podKey(pl.Pod)
+		k := pl.Key
 		switch {
 		case pl.NodeClaim >= 0:
 			o.to[k] = pl.Node

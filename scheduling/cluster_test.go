@@ -56,6 +56,7 @@ func TestSimulate(t *testing.T) {
 			require.Equal(t, tc.want, render(plan))
 			for _, pl := range plan.Placements {
 				require.NotEmpty(t, pl.Node, "every pod of these changes is placed")
+				require.Equal(t, "default/"+pl.Pod.Name, pl.Key)
 				if pl.NodeClaim >= 0 {
 					require.Contains(t, plan.NodeClaims[pl.NodeClaim].Pods, "default/"+pl.Pod.Name)
 				}
@@ -379,5 +380,7 @@ func TestSimulateDisplacedPodAsksForANewResource(t *testing.T) {
 		require.Len(t, plan.Unschedulable, 1)
 		require.Equal(t, "default/fpga-0", plan.Unschedulable[0].Pod)
 		require.Contains(t, plan.Unschedulable[0].Reason, "example.com/fpga")
+		last := plan.Placements[len(plan.Placements)-1]
+		require.Equal(t, scheduling.Placement{Pod: in.ExistingNodes[0].Pods[1], Key: "default/fpga-0", NodeClaim: -1}, last, "placed nowhere")
 	}
 }

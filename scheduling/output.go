@@ -121,9 +121,6 @@ const (
 // placements says where each input pod went: plan must be s.plan's result.
 func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
 	out := make([]Placement, len(pods))
-	for i, pod := range pods {
-		out[i] = Placement{Pod: pod, NodeClaim: -1}
-	}
 	claim := map[string]int{}
 	for i, nc := range plan.NodeClaims {
 		claim[nc.Name] = i
@@ -134,12 +131,21 @@ func (s *solver) placements(pods []*corev1.Pod, plan Plan) []Placement {
 			continue
 		}
 		for _, p := range n.pods {
-			out[p.index] = Placement{Pod: p.pod, Node: n.name, NodeClaim: i}
+			out[p.index] = Placement{Pod: p.pod, Key: p.key, Node: n.name, NodeClaim: i}
 		}
 	}
 	for _, n := range s.existing {
 		for _, p := range n.placed {
-			out[p.index] = Placement{Pod: p.pod, Node: n.name, NodeClaim: -1}
+			out[p.index] = Placement{Pod: p.pod, Key: p.key, Node: n.name, NodeClaim: -1}
+		}
+	}
+	// The pods placed nowhere (and nil ones) are what is left.
+	for i, pod := range pods {
+		if out[i].Pod == nil {
+			out[i] = Placement{Pod: pod, NodeClaim: -1}
+			if pod != nil {
+				out[i].Key = podKey(pod)
+			}
 		}
 	}
 	return out

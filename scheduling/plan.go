@@ -30,6 +30,8 @@ type Plan struct {
 // Placement is where one pending pod goes.
 type Placement struct {
 	Pod *corev1.Pod
+	// Key is the pod's namespace/name.
+	Key string
 	// Node is the existing or new node the pod goes to, "" when it is unschedulable.
 	Node string
 	// NodeClaim is the index of the pod's new node in Plan.NodeClaims, -1 when the pod goes to
