@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -411,13 +412,24 @@ func boundReason(n need, lower, limit float64) string {
 	if n.total == (vec{}) {
 		return ""
 	}
+	// Most single-node candidates end here, every decision: the reason is built in one
+	// buffer rather than by fmt.
+	const lead = "no cheaper way to run its pods (a bound, without simulation): "
+	const room = " of their requests find no room on the other nodes, and "
+	b := make([]byte, 0, 256)
 	switch {
 	case math.IsInf(lower, 1):
-		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests find no room on the other nodes, and no instance type of the NodePools has room for it", describeVec(n.total))
+		b = append(appendVec(append(b, lead...), n.total), room...)
+		b = append(b, "no instance type of the NodePools has room for it"...)
 	case lower >= limit-priceEpsilon:
-		return fmt.Sprintf("no cheaper way to run its pods (a bound, without simulation): %s of their requests find no room on the other nodes, and new capacity for it costs at least $%.4f/h, not less than $%.4f/h", describeVec(n.total), lower, limit)
+		b = append(appendVec(append(b, lead...), n.total), room...)
+		b = strconv.AppendFloat(append(b, "new capacity for it costs at least $"...), lower, 'f', 4, 64)
+		b = strconv.AppendFloat(append(b, "/h, not less than $"...), limit, 'f', 4, 64)
+		b = append(b, "/h"...)
+	default:
+		return ""
 	}
-	return ""
+	return string(b)
 }
 
 // firstRound rules on removing set, for a decision that only needs its commands, from the
@@ -534,5 +546,12 @@ func (d *decider) singleNodeBound(c *nodeState, rooms *roomIndex) string {
 }
 
 func describeVec(v vec) string {
-	return fmt.Sprintf("%dm cpu, %dMi memory, %d pod(s)", v[0], v[1]>>20, v[2])
+	return string(appendVec(make([]byte, 0, 48), v))
+}
+
+// appendVec appends describeVec(v) to b.
+func appendVec(b []byte, v vec) []byte {
+	b = append(strconv.AppendInt(b, v[0], 10), "m cpu, "...)
+	b = append(strconv.AppendInt(b, v[1]>>20, 10), "Mi memory, "...)
+	return append(strconv.AppendInt(b, v[2], 10), " pod(s)"...)
 }

@@ -101,7 +101,7 @@ type UninitializedError struct {
 }
 
 func (e *UninitializedError) Error() string {
-	return fmt.Sprintf("pod %s would move to node %s, which is not initialized yet", e.Pod, e.Node)
+	return "pod " + e.Pod + " would move to node " + e.Node + ", which is not initialized yet"
 }
 
 // Prepare validates in and precomputes what every solve over it shares. Its error is the one
