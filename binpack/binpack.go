@@ -2,6 +2,7 @@ package binpack
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/nodeplan/nodeplan/bound"
@@ -41,8 +42,8 @@ func (k Kinds) fluid(ws *Workspace, remaining resources.Vector) (bound.FluidSolu
 type Fill struct {
 	// Taken is how many pods it takes of each class.
 	Taken []int
-	// Pods is the class of each pod taken, in the order taken.
-	Pods []int
+	// Count is how many pods it takes.
+	Count int
 	// Used is the sum of the requests taken.
 	Used resources.Vector
 	// Price is the price of the cheapest kind that holds Used (MostEfficient only).
@@ -59,6 +60,8 @@ type Strategy func(ws *Workspace, kinds Kinds, remaining resources.Vector, class
 // Workspace holds the buffers a packing reuses from bin to bin; each goroutine needs its own.
 type Workspace struct {
 	lp bound.LP
+	// fills are MostEfficient's: the fill under way and the best so far.
+	fills [2]Fill
 	// candidates, seen and potential are candidateKinds' buffers.
 	candidates []int
 	seen       []bool
@@ -75,19 +78,32 @@ func Strategies() []Strategy { return []Strategy{MostEfficient, FluidKind} }
 // cheapest kind holding them.
 func MostEfficient(ws *Workspace, kinds Kinds, remaining resources.Vector, classes []Class) *Fill {
 	fl, _ := kinds.fluid(ws, remaining)
-	var best *Fill
+	// Each kind is filled in the workspace's fill under way, which becomes the best one when
+	// it is: only the best is copied out.
+	f, best := &ws.fills[0], (*Fill)(nil)
 	for _, k := range candidateKinds(ws, kinds, fl) {
-		f := fill(classes, kinds.Rooms[k], len(remaining))
-		if len(f.Pods) == 0 {
+		fillInto(f, classes, kinds.Rooms[k], len(remaining))
+		if f.Count == 0 {
 			continue
 		}
 		f.Price = cheapestFitting(kinds, f.Used)
 		f.Efficiency = fl.Worth(f.Used) / f.Price
-		if best == nil || f.Efficiency > best.Efficiency+1e-12 || (math.Abs(f.Efficiency-best.Efficiency) <= 1e-12 && len(f.Pods) > len(best.Pods)) {
-			best = f
+		if best == nil || f.Efficiency > best.Efficiency+1e-12 || (math.Abs(f.Efficiency-best.Efficiency) <= 1e-12 && f.Count > best.Count) {
+			best, f = f, other(ws, f)
 		}
 	}
-	return best
+	if best == nil {
+		return nil
+	}
+	return &Fill{Taken: slices.Clone(best.Taken), Count: best.Count, Used: slices.Clone(best.Used), Price: best.Price, Efficiency: best.Efficiency}
+}
+
+// other is the workspace's fill that is not f.
+func other(ws *Workspace, f *Fill) *Fill {
+	if f == &ws.fills[0] {
+		return &ws.fills[1]
+	}
+	return &ws.fills[0]
 }
 
 // FluidKind fills a bin of the kind the fluid LP buys most of for the demand left (among
@@ -226,7 +242,18 @@ func roomHolds(requests, room resources.Vector) bool {
 // fill fills a bin with this room, without taking the pods, choosing each time the class
 // whose pod best balances the room left.
 func fill(classes []Class, room resources.Vector, dims int) *Fill {
-	f := &Fill{Taken: make([]int, len(classes)), Used: make(resources.Vector, dims)}
+	f := &Fill{}
+	fillInto(f, classes, room, dims)
+	return f
+}
+
+// fillInto is fill into f, whose arrays it reuses.
+func fillInto(f *Fill, classes []Class, room resources.Vector, dims int) {
+	used := []int64(f.Used)
+	f.Taken, f.Used = grow(&f.Taken, len(classes)), grow(&used, dims)
+	clear(f.Taken)
+	clear(f.Used)
+	f.Count, f.Price, f.Efficiency = 0, 0, 0
 	for {
 		best := -1
 		bestScore := -1.0
@@ -239,10 +266,10 @@ func fill(classes []Class, room resources.Vector, dims int) *Fill {
 			}
 		}
 		if best < 0 {
-			return f
+			return
 		}
 		f.Taken[best]++
-		f.Pods = append(f.Pods, best)
+		f.Count++
 		f.Used.Add(classes[best].Requests)
 	}
 }
