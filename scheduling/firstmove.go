@@ -65,7 +65,9 @@ type firstMoves struct {
 	displacedOn []bool
 	displacedAt []int
 	taken       map[int]resources.Vector
-	used        resources.Vector
+	// spareRoom holds the vectors of taken that reset cleared, for the next what-ifs.
+	spareRoom []resources.Vector
+	used      resources.Vector
 	// fitFrom holds, by plain pod class, the position of the first node that takes such a
 	// pod on the state as it is (len(rank) for none). A what-if only removes nodes and takes
 	// room, so no node before it takes the pod in any what-if: the search starts there.
@@ -459,7 +461,14 @@ func (fm *firstMoves) take(at int, requests resources.Vector) {
 	switch {
 	case at < 0:
 	case fm.taken[at] == nil:
-		fm.taken[at] = requests.Clone()
+		var v resources.Vector
+		if last := len(fm.spareRoom) - 1; last >= 0 && len(fm.spareRoom[last]) == len(requests) {
+			v, fm.spareRoom = fm.spareRoom[last], fm.spareRoom[:last]
+			copy(v, requests)
+		} else {
+			v = requests.Clone()
+		}
+		fm.taken[at] = v
 	default:
 		fm.taken[at].Add(requests)
 	}
@@ -467,6 +476,9 @@ func (fm *firstMoves) take(at int, requests resources.Vector) {
 
 // reset clears one what-if's scratch.
 func (fm *firstMoves) reset() {
+	for _, v := range fm.taken {
+		fm.spareRoom = append(fm.spareRoom, v)
+	}
 	clear(fm.taken)
 	clear(fm.leaving)
 	fm.leaving = fm.leaving[:0]
