@@ -291,11 +291,14 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 	if err != nil {
 		return err
 	}
-	pending := map[string]*corev1.Pod{}
-	for _, p := range in.Pods {
-		pending[podKey(p)] = p
-	}
+	var pending map[string]*corev1.Pod // by key, made when the plan places a pod
 	take := func(keys []string, where string) ([]*corev1.Pod, error) {
+		if pending == nil && len(keys) > 0 {
+			pending = make(map[string]*corev1.Pod, len(in.Pods))
+			for _, p := range in.Pods {
+				pending[podKey(p)] = p
+			}
+		}
 		out := make([]*corev1.Pod, 0, len(keys))
 		for _, k := range keys {
 			p, ok := pending[k]
@@ -366,13 +369,15 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		changedNodes[en] = true
 	}
 	in.ExistingNodes = nodes
-	stillPending := make([]*corev1.Pod, 0, len(pending))
-	for _, p := range in.Pods {
-		if _, still := pending[podKey(p)]; still {
-			stillPending = append(stillPending, p)
+	if pending != nil { // else the plan placed no pod: every one is still pending
+		stillPending := make([]*corev1.Pod, 0, len(pending))
+		for _, p := range in.Pods {
+			if _, still := pending[podKey(p)]; still {
+				stillPending = append(stillPending, p)
+			}
 		}
+		in.Pods = stillPending
 	}
-	in.Pods = stillPending
 	changes := nodesChanged(c.in.ExistingNodes, in.ExistingNodes)
 	prep, err := c.prep.after(changes, in, change, changedNodes)
 	if err != nil {
