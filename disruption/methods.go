@@ -69,7 +69,7 @@ func (d *decider) budgetAllows(n *nodeState, reason string) bool {
 	if b.remaining(reason) > 0 {
 		return true
 	}
-	n.block("%s", b.blockedReason(reason))
+	n.blockWith(b.blockedReason(reason))
 	return false
 }
 
@@ -107,7 +107,7 @@ func (d *decider) emptiness() error {
 	}) {
 		b := d.budgets[n.poolName]
 		if b.remaining(scheduling.ReasonEmpty)-taken[n.poolName] <= 0 {
-			n.block("%s", b.blockedReason(scheduling.ReasonEmpty))
+			n.blockWith(b.blockedReason(scheduling.ReasonEmpty))
 			continue
 		}
 		taken[n.poolName]++

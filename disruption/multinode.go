@@ -45,7 +45,7 @@ func (d *decider) multiNode() error {
 		c.block("multi-node consolidation removed other nodes in this decision (%s)", namesKey(best.cands))
 	}
 	for n, why := range skipped {
-		n.block("%s", why)
+		n.blockWith(why)
 	}
 	return nil
 }

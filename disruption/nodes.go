@@ -118,23 +118,17 @@ func (n *nodeState) empty() bool { return len(n.movable) == 0 }
 
 // block records why the node is not acted on; the first reason recorded stays.
 func (n *nodeState) block(format string, args ...any) {
-	if n.why != "" {
-		return
+	if n.why == "" {
+		n.why = fmt.Sprintf(format, args...)
 	}
-	if s, ok := args0String(format, args); ok {
-		n.why = s // most reasons come made: formatting would copy them
-		return
-	}
-	n.why = fmt.Sprintf(format, args...)
 }
 
-// args0String is args' one string when format prints it alone.
-func args0String(format string, args []any) (string, bool) {
-	if format != "%s" || len(args) != 1 {
-		return "", false
+// blockWith is block with a reason already made: most reasons come made, and neither
+// formatting them nor passing them as an argument (which boxes them) is free.
+func (n *nodeState) blockWith(why string) {
+	if n.why == "" {
+		n.why = why
 	}
-	s, ok := args[0].(string)
-	return s, ok
 }
 
 func (n *nodeState) candidate() Candidate {

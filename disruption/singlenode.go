@@ -48,7 +48,7 @@ func (d *decider) singleNode() error {
 				return err
 			}
 		case done[i]:
-			c.block("%s", results[i].why)
+			c.blockWith(results[i].why)
 		}
 	}
 	return nil
