@@ -173,6 +173,7 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 	var classes []podClass
 	remaining := make(resources.Vector, s.dims.Len())
 	count := 0
+	// The classes' pods share one array: counted first, then placed.
 	for _, n := range nodes {
 		for _, p := range n.pods {
 			i, ok := byKey[p.requestsKey]
@@ -181,9 +182,20 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 				byKey[p.requestsKey] = i
 				classes = append(classes, podClass{key: p.requestsKey})
 			}
-			classes[i].pods = append(classes[i].pods, p)
+			classes[i].next++
 			remaining.Add(p.requests)
 			count++
+		}
+	}
+	all := make([]*podInfo, 0, count)
+	for i := range classes {
+		c := &classes[i]
+		c.pods, all, c.next = all[len(all):len(all):len(all)+c.next], all[:len(all)+c.next], 0
+	}
+	for _, n := range nodes {
+		for _, p := range n.pods {
+			c := &classes[byKey[p.requestsKey]]
+			c.pods = append(c.pods, p)
 		}
 	}
 	if len(classes) > maxRepackClasses {
@@ -228,7 +240,11 @@ func (s *solver) repack(nodes []*newNode, group string, si int) []*newNode {
 			taken = best.Taken
 			fills.Taken = append(fills.Taken, taken)
 		}
-		var binPods []*podInfo
+		size := 0
+		for _, k := range taken {
+			size += k
+		}
+		binPods := make([]*podInfo, 0, size)
 		used := make(resources.Vector, s.dims.Len())
 		for i := range classes {
 			c := &classes[i]
