@@ -24,7 +24,7 @@ import (
 // those running such pods) stand for their running pods until the groups are known.
 func (s *solver) setupTopology(in Input, pods []*podInfo, listed bool, inputOrder []*existingNode) ([]*podInfo, []Unschedulable) {
 	st := topology.NewState(in.Namespaces)
-	var kept []*podInfo
+	kept := make([]*podInfo, 0, len(pods))
 	var bad []Unschedulable
 	terms, errs := st.TermsOfPods(len(pods), func(i int) *corev1.Pod { return pods[i].pod }, s.opts.PreferencePolicy == PreferencesIgnore) // preferences are dropped up front
 	for i, p := range pods {
