@@ -49,6 +49,8 @@ type decider struct {
 	state   simulationState
 	// commandsOnly is Input.CommandsOnly.
 	commandsOnly bool
+	// states is which of its Memo's arrays holds the nodes' states (see Memo.nodeStates).
+	states int
 	// driftMemo, when set, keeps nodes' static drift between decisions (see Memo.drift).
 	driftMemo *Memo
 }
@@ -198,7 +200,8 @@ func newDecider(in Input) (*decider, error) {
 	if d.driftMemo != nil {
 		kept = d.driftMemo.entries(len(in.Nodes))
 	}
-	states := make([]nodeState, len(in.Nodes)) // one allocation for the decision's nodes
+	var states []nodeState // one array for the decision's nodes
+	states, d.states = d.driftMemo.nodeStates(len(in.Nodes))
 	classify := func(from, to int) {
 		for i := from; i < to; i++ {
 			var k *memoEntry

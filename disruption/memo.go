@@ -78,6 +78,10 @@ type Memo struct {
 	// node being disrupted, with the pod's facts it was made from: the next decisions show
 	// the scheduler the same copy while the pod is unchanged, so its conversion is kept too.
 	copies map[*corev1.Pod]*podCopy
+	// states are two arrays of a decision's nodes (see nodeStates); named is the one the
+	// consolidations kept name, -1 for none.
+	states [2][]nodeState
+	named  int
 	// kept holds what a decision keeps of each node while its nodes are classified (see
 	// entries).
 	kept []memoEntry
@@ -95,6 +99,25 @@ type sortedPods struct {
 	facts         []podFacts
 	// checked is the decision that last found the pods as facts has them.
 	checked int
+}
+
+// nodeStates returns an array of n node states for a decision, and which of the memo's it is
+// (a new one, -1, when m is nil). It is not the array the consolidations the memo keeps name
+// (see keep): those are read until the next decision has taken them over (see rebind), and
+// nothing else refers to a decision's nodes once it has returned. Classifying a node
+// overwrites its state whole.
+func (m *Memo) nodeStates(n int) ([]nodeState, int) {
+	if m == nil {
+		return make([]nodeState, n), -1
+	}
+	i := 0
+	if m.named == 0 && m.consolidated != nil {
+		i = 1
+	}
+	if cap(m.states[i]) < n {
+		m.states[i] = make([]nodeState, n)
+	}
+	return m.states[i][:n], i
 }
 
 // podCopy is a pending copy of a pod with the facts of the pod it was made from; used is the
@@ -274,7 +297,7 @@ func (m *Memo) begin(state simulationState) map[string]consolidation {
 // the consolidations it simulated before its first command, the views it showed and its
 // cluster.
 func (m *Memo) keep(d *decider) {
-	m.consolidated = d.sim.consolidated.foundOnInput()
+	m.consolidated, m.named = d.sim.consolidated.foundOnInput(), d.states
 	m.shown = make(map[string]shownNode, len(d.nodes))
 	for i, n := range d.nodes {
 		m.shown[n.name] = shownNode{facts: &d.state.nodes[i], view: n.view}

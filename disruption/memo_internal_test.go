@@ -215,3 +215,52 @@ func TestMemoStillRefusesANilPod(t *testing.T) {
 	_, err = Decide(in)
 	require.EqualError(t, err, "node node-a: pods[1] is nil")
 }
+
+// TestMemoNodeStatesSpareTheKeptOnes expects a decision's node states never to be written
+// into the array whose nodes the memo's kept consolidations name, whatever happened in
+// between (a decision that failed before keeping anything, say), and decisions on the same
+// nodes given in another order to rebind the kept consolidations to the right nodes.
+func TestMemoNodeStatesSpareTheKeptOnes(t *testing.T) {
+	m := &Memo{}
+	a, ia := m.nodeStates(2)
+	b, ib := m.nodeStates(2)
+	require.Equal(t, ia, ib, "nothing kept: any array will do")
+	require.Same(t, &a[0], &b[0])
+	m.consolidated, m.named = map[string]consolidation{"x": {}}, ib
+	c, ic := m.nodeStates(3)
+	require.NotEqual(t, ib, ic)
+	require.NotSame(t, &b[0], &c[0])
+	d, id := m.nodeStates(1) // the decision that took c failed: the kept ones are still b's
+	require.Equal(t, ic, id)
+	require.NotSame(t, &b[0], &d[0])
+
+	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
+	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
+	node := func(name string, pods ...*corev1.Pod) *Node {
+		for _, p := range pods {
+			p.Spec.NodeName = name
+		}
+		return &Node{Node: testbuild.KarpenterNode(name, "default", medium, "test-zone-a", "on-demand"), Pods: pods,
+			NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
+			Created: now.Add(-24 * time.Hour), Initialized: true}
+	}
+	na := node("node-a", testbuild.Pod("web-1").CPU("1500m").Memory("1Gi").Obj())
+	nb := node("node-b", testbuild.Pod("api-1").CPU("3").Memory("1Gi").Obj())
+	in := Input{
+		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
+		Now:       now,
+	}
+	pools, err := PreparePools(in)
+	require.NoError(t, err)
+	memo := &Memo{}
+	for round, nodes := range [][]*Node{{na, nb}, {nb, na}, {na, nb}, {nb, na}} {
+		in.Nodes, in.Pools, in.Memo = nodes, nil, nil
+		want, err := Decide(in)
+		require.NoError(t, err)
+		in.Pools, in.Memo = pools, memo
+		got, err := Decide(in)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "round %d", round)
+		require.NotEmpty(t, memo.consolidated, "round %d", round)
+	}
+}
