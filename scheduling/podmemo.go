@@ -32,10 +32,23 @@ type podMemo struct {
 	// conv holds the conversions by pod, one map per policy (Respect, Ignore): a pointer key
 	// is hashed quicker than a pointer and a flag, and a what-if looks up each of its pods.
 	conv [2]map[*corev1.Pod]*podConversion
+	// keys holds one copy of each class and order key the conversions carry, which they all
+	// share: pods of one workload mostly tie on their requests, and the queue then compares
+	// their keys, which a comparison of one string with itself settles at once.
+	keys map[string]string
 }
 
 func newPodMemo() *podMemo {
-	return &podMemo{conv: [2]map[*corev1.Pod]*podConversion{{}, {}}}
+	return &podMemo{conv: [2]map[*corev1.Pod]*podConversion{{}, {}}, keys: map[string]string{}}
+}
+
+// shared returns the memo's copy of key, storing key when it has none. The memo is locked.
+func (m *podMemo) shared(key string) string {
+	if k, ok := m.keys[key]; ok {
+		return k
+	}
+	m.keys[key] = key
+	return key
 }
 
 // size is how many conversions the memo holds.
@@ -72,6 +85,10 @@ func (prev *podMemo) keeping(in Input) *podMemo {
 			for slot := range prev.conv {
 				if conv, ok := prev.conv[slot][pod]; ok {
 					next.conv[slot][pod] = conv
+					if p := conv.info; conv.err == nil {
+						next.shared(p.plainClass)
+						next.shared(p.plainOrderKey)
+					}
 				}
 			}
 		}
@@ -113,6 +130,9 @@ func (m *podMemo) convert(pods []*corev1.Pod, dims *resources.Dims, policy Prefe
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, i := range missing {
+		if p := convs[i].info; convs[i].err == nil {
+			p.plainClass, p.plainOrderKey = m.shared(p.plainClass), m.shared(p.plainOrderKey)
+		}
 		conv[pods[i]] = convs[i]
 	}
 	return convs
