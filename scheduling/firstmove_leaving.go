@@ -44,6 +44,8 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 	}
 	l := &leavingPods{usable: c.prep.dims.CoversPods(pods), keys: make([]string, len(pods)), hashes: make([]uint64, len(pods))}
 	plain := make([]podInfo, 0, len(pods))
+	// The copies' requests lie side by side too: a walk reads them pod after pod.
+	requests := make([]int64, 0, len(pods)*c.prep.dims.Len())
 	for k, conv := range c.prep.pods.convert(pods, c.prep.dims, policy) {
 		p := conv.info
 		l.keys[k], l.hashes[k] = p.key, keyHash(p.key)
@@ -58,6 +60,9 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 		}
 		plain = append(plain, *p)
 		cp := &plain[len(plain)-1]
+		at := len(requests)
+		requests = append(requests, p.requests...)
+		cp.requests = requests[at:len(requests):len(requests)]
 		cp.memoClass, cp.orderKey = cp.plainClass, cp.plainOrderKey
 		cp.effective() // cached now, so that walks on several clusters at once only read it
 		l.queued = append(l.queued, cp)
