@@ -47,10 +47,8 @@ type prepared struct {
 	dims    *resources.Dims
 	daemons []*daemonset.Template
 	pools   []*poolState
-	// runningRequests memoises what each running pod uses, and existing each node's
-	// conversion, filled as solves meet them.
-	runningRequests map[*corev1.Pod]resources.Vector
-	existing        map[*ExistingNode]*existingNode
+	// existing memoises each node's conversion, filled as solves meet them.
+	existing map[*ExistingNode]*existingNode
 	// ownsExisting is set while existing is this state's alone, which Apply then updates in
 	// place for the next state (see after) instead of copying: clones and narrowed NodePools
 	// share the map, so a Clone gives it up.
@@ -162,7 +160,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 		}
 		launchable = launchableDomains(pools)
 	}
-	prep := &prepared{dims: dims, daemons: daemons, pools: pools, runningRequests: map[*corev1.Pod]resources.Vector{}, existing: map[*ExistingNode]*existingNode{},
+	prep := &prepared{dims: dims, daemons: daemons, pools: pools, existing: map[*ExistingNode]*existingNode{},
 		ownsExisting: true, pods: pods, nodes: newNodeMemo(), launchable: launchable, noVolumes: volume.NewIndex(nil, nil, nil, nil), spares: &sync.Pool{}}
 	if prev != nil && prev.spares != nil {
 		prep.spares = prev.spares // a solve overwrites what it takes, whatever the dimensions
@@ -183,7 +181,7 @@ func prepareReusing(in Input, prev *prepared) (*prepared, error) {
 				continue
 			}
 		}
-		n, err := newExistingNode(en, dims, prep.runningRequests, prep.nodes)
+		n, err := newExistingNode(en, dims, prep.pods, prep.nodes)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +269,7 @@ func (c *Cluster) narrow(reqs []corev1.NodeSelectorRequirement) (*prepared, []*N
 	if err != nil {
 		return nil, nil, err
 	}
-	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, runningRequests: c.prep.runningRequests, existing: c.prep.existing, pods: c.prep.pods, nodes: c.prep.nodes,
+	prep := &prepared{dims: c.prep.dims, daemons: c.prep.daemons, pools: narrowed, existing: c.prep.existing, pods: c.prep.pods, nodes: c.prep.nodes,
 		launchable: launchableDomains(narrowed), noVolumes: c.prep.noVolumes, spares: c.prep.spares}
 	if c.narrowed == nil {
 		c.narrowed = map[string]*prepared{}
@@ -424,7 +422,7 @@ func (prep *prepared) after(changes nodeChanges, in Input, change Change, change
 			next.existing[en] = tmpl
 			continue
 		}
-		n, err := newExistingNode(en, prep.dims, prep.runningRequests, prep.nodes)
+		n, err := newExistingNode(en, prep.dims, prep.pods, prep.nodes)
 		if err != nil {
 			return nil, err
 		}
@@ -452,7 +450,7 @@ func (prep *prepared) afterInPlace(ch nodeChanges) (next *prepared, ok bool, err
 		if en.Node.Name == "" {
 			continue // newExistingNodes names the problem
 		}
-		if converted[i], err = newExistingNode(en, prep.dims, prep.runningRequests, prep.nodes); err != nil {
+		if converted[i], err = newExistingNode(en, prep.dims, prep.pods, prep.nodes); err != nil {
 			return nil, false, err
 		}
 	}
@@ -472,7 +470,7 @@ func (prep *prepared) afterInPlace(ch nodeChanges) (next *prepared, ok bool, err
 // daemonPodsFor are the pods the DaemonSets will run on a node a plan launched, so that it
 // joins the cluster with them: their room taken and their labels counted by spread rules.
 func (c *Cluster) daemonPodsFor(en *ExistingNode) []*corev1.Pod {
-	n, err := newExistingNode(en, c.prep.dims, map[*corev1.Pod]resources.Vector{}, nil)
+	n, err := newExistingNode(en, c.prep.dims, requestsMap{}, nil)
 	if err != nil {
 		return nil
 	}

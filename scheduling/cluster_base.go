@@ -342,7 +342,7 @@ func (s *solver) existingFromBase(b *base, delta *nodeDelta, prep *prepared) ([]
 		tmpl, ok := prep.existing[r.with]
 		if !ok {
 			var err error
-			if tmpl, err = newExistingNode(r.with, s.dims, prep.runningRequests, prep.nodes); err != nil {
+			if tmpl, err = newExistingNode(r.with, s.dims, prep.pods, prep.nodes); err != nil {
 				return nil, err
 			}
 		}

@@ -25,7 +25,7 @@ func TestCloneOwnsTheMemos(t *testing.T) {
 	same := func(a, b any) bool { return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() }
 	check := func(orig, cp *prepared) {
 		require.NotSame(t, orig, cp)
-		require.False(t, same(orig.runningRequests, cp.runningRequests), "running pods' requests")
+		require.Same(t, orig.pods, cp.pods, "the pod memo (conversions and running pods' requests, locked) is shared")
 		require.True(t, same(orig.existing, cp.existing), "the existing nodes' conversions are shared")
 		require.Same(t, orig.dims, cp.dims)
 		require.Len(t, cp.pools, len(orig.pools))

@@ -136,7 +136,7 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, 
 		}
 		tmpl, ok := prep.existing[en]
 		if !ok {
-			if tmpl, err = newExistingNode(en, dims, prep.runningRequests, prep.nodes); err != nil {
+			if tmpl, err = newExistingNode(en, dims, prep.pods, prep.nodes); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -151,9 +151,26 @@ func newExistingNodes(in []*ExistingNode, dims *resources.Dims, prep *prepared, 
 	return sorted, out, nil
 }
 
-// newExistingNode converts one node. requests memoises what each running pod uses (its
-// requests plus one pod), statics what the node's object alone converts to (nil for none).
-func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev1.Pod]resources.Vector, statics *nodeMemo) (*existingNode, error) {
+// runningRequests memoises what each running pod uses (its requests plus one pod): a
+// prepared cluster's pod memo, or a map of one's own.
+type runningRequests interface {
+	get(*corev1.Pod) (resources.Vector, bool)
+	put(*corev1.Pod, resources.Vector)
+}
+
+// requestsMap is a runningRequests of one's own.
+type requestsMap map[*corev1.Pod]resources.Vector
+
+func (m requestsMap) get(pod *corev1.Pod) (resources.Vector, bool) {
+	v, ok := m[pod]
+	return v, ok
+}
+
+func (m requestsMap) put(pod *corev1.Pod, v resources.Vector) { m[pod] = v }
+
+// newExistingNode converts one node. requests memoises what each running pod uses, statics
+// what the node's object alone converts to (nil for none).
+func newExistingNode(en *ExistingNode, dims *resources.Dims, requests runningRequests, statics *nodeMemo) (*existingNode, error) {
 	st := statics.of(en.Node, dims)
 	if st.err != nil {
 		return nil, st.err
@@ -180,7 +197,7 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 		if pod == nil || isTerminal(pod) {
 			continue
 		}
-		v, known := requests[pod]
+		v, known := requests.get(pod)
 		if !known {
 			var err error
 			if v, err = resources.PodRequests(pod, dims); err != nil {
@@ -188,7 +205,7 @@ func newExistingNode(en *ExistingNode, dims *resources.Dims, requests map[*corev
 				v = dims.Vector(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
 				v[resources.Pods] = 1000
 			}
-			requests[pod] = v
+			requests.put(pod, v)
 		}
 		n.used.Add(v)
 		n.ports = append(n.ports, hostport.OfPod(pod)...)

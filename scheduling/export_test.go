@@ -5,10 +5,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-
-	corev1 "k8s.io/api/core/v1"
-
-	"github.com/nodeplan/nodeplan/internal/resources"
 )
 
 // SimulateFresh is Simulate worked out from scratch, the oracle of the Cluster's shortcuts:
@@ -114,7 +110,7 @@ func Conversions(c *Cluster) (owned bool, err error) {
 		if !ok {
 			return false, fmt.Errorf("node %s has no conversion", en.Node.Name)
 		}
-		want, err := newExistingNode(en, c.prep.dims, map[*corev1.Pod]resources.Vector{}, nil)
+		want, err := newExistingNode(en, c.prep.dims, requestsMap{}, nil)
 		if err != nil {
 			return false, err
 		}

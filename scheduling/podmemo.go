@@ -32,6 +32,8 @@ type podMemo struct {
 	// conv holds the conversions by pod, one map per policy (Respect, Ignore): a pointer key
 	// is hashed quicker than a pointer and a flag, and a what-if looks up each of its pods.
 	conv [2]map[*corev1.Pod]*podConversion
+	// running holds what each running pod a node conversion met uses (see newExistingNode).
+	running map[*corev1.Pod]resources.Vector
 	// keys holds one copy of each class and order key the conversions carry, which they all
 	// share: pods of one workload mostly tie on their requests, and the queue then compares
 	// their keys, which a comparison of one string with itself settles at once.
@@ -39,7 +41,22 @@ type podMemo struct {
 }
 
 func newPodMemo() *podMemo {
-	return &podMemo{conv: [2]map[*corev1.Pod]*podConversion{{}, {}}, keys: map[string]string{}}
+	return &podMemo{conv: [2]map[*corev1.Pod]*podConversion{{}, {}}, running: map[*corev1.Pod]resources.Vector{}, keys: map[string]string{}}
+}
+
+// get and put are runningRequests, shared by every Cluster the memo serves: a node converts
+// again whenever its pods change, and its other pods' requests stay what they were.
+func (m *podMemo) get(pod *corev1.Pod) (resources.Vector, bool) {
+	m.mu.Lock()
+	v, ok := m.running[pod]
+	m.mu.Unlock()
+	return v, ok
+}
+
+func (m *podMemo) put(pod *corev1.Pod, v resources.Vector) {
+	m.mu.Lock()
+	m.running[pod] = v
+	m.mu.Unlock()
 }
 
 // shared returns the memo's copy of key, storing key when it has none. The memo is locked.
@@ -76,12 +93,15 @@ func (prev *podMemo) keeping(in Input) *podMemo {
 	}
 	prev.mu.Lock()
 	defer prev.mu.Unlock()
-	if prev.size() <= 2*present {
+	if prev.size() <= 2*present && len(prev.running) <= 2*present {
 		return prev
 	}
 	next := newPodMemo()
 	keep := func(pods []*corev1.Pod) {
 		for _, pod := range pods {
+			if v, ok := prev.running[pod]; ok {
+				next.running[pod] = v
+			}
 			for slot := range prev.conv {
 				if conv, ok := prev.conv[slot][pod]; ok {
 					next.conv[slot][pod] = conv

@@ -43,3 +43,25 @@ func TestPodMemoSharesKeys(t *testing.T) {
 	other := next.convert([]*corev1.Pod{web("web-3")}, dims, PreferencesRespect)
 	require.True(t, same(convs[0].info.plainOrderKey, other[0].info.plainOrderKey), "the kept memo shares the kept keys")
 }
+
+// TestPodMemoKeepsRunningRequests expects the requests of running pods a node conversion
+// worked out to serve the next clusters the memo serves, and a memo keeping only the pods
+// present (see keeping) to keep theirs and drop the others'.
+func TestPodMemoKeepsRunningRequests(t *testing.T) {
+	dims := resources.NewDims(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")})
+	here, gone := plainPod("here", "1"), plainPod("gone", "2")
+	m := newPodMemo()
+	for _, p := range []*corev1.Pod{here, gone, plainPod("gone-2", "1"), plainPod("gone-3", "1")} {
+		_, err := newExistingNode(&ExistingNode{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n-" + p.Name}}, Pods: []*corev1.Pod{p}}, dims, m, nil)
+		require.NoError(t, err)
+	}
+	v, ok := m.get(here)
+	require.True(t, ok, "worked out once")
+	next := m.keeping(Input{ExistingNodes: []*ExistingNode{{Pods: []*corev1.Pod{here}}}})
+	require.NotSame(t, m, next, "four pods' requests for one pod present: only its are kept")
+	kept, ok := next.get(here)
+	require.True(t, ok)
+	require.Equal(t, v, kept)
+	_, ok = next.get(gone)
+	require.False(t, ok, "a pod gone is dropped")
+}
