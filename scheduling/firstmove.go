@@ -64,8 +64,11 @@ type firstMoves struct {
 	// landings (see walk).
 	displacedOn []bool
 	displacedAt []int
-	taken       map[int]resources.Vector
-	// spareRoom holds the vectors of taken that reset cleared, for the next what-ifs.
+	// taken holds, by node index, the room the pods placed so far take (nil for none), takenAt
+	// the nodes it holds room on (for reset), and spareRoom the vectors reset cleared, for the
+	// next what-ifs.
+	taken     []resources.Vector
+	takenAt   []int
 	spareRoom []resources.Vector
 	used      resources.Vector
 	// fitFrom holds, by plain pod class, the position of the first node that takes such a
@@ -142,7 +145,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 			fm.pendingHashes.add(keyHash(k))
 		}
 	}
-	fm.taken, fm.seen, fm.fitFrom = map[int]resources.Vector{}, map[string]bool{}, map[string]int{}
+	fm.taken, fm.seen, fm.fitFrom = make([]resources.Vector, len(b.rank)), map[string]bool{}, map[string]int{}
 	fm.removed = make([]bool, len(b.rank))
 	fm.displacedOn = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
@@ -445,8 +448,8 @@ func (fm *firstMoves) firstFitFrom(from int, p *podInfo) *existingNode {
 		if fm.removed[i] {
 			return true
 		}
-		taken, ok := fm.taken[i]
-		if !ok {
+		taken := fm.taken[i]
+		if taken == nil {
 			return false
 		}
 		n := fm.s.byIndex[i]
@@ -469,6 +472,7 @@ func (fm *firstMoves) take(at int, requests resources.Vector) {
 			v = requests.Clone()
 		}
 		fm.taken[at] = v
+		fm.takenAt = append(fm.takenAt, at)
 	default:
 		fm.taken[at].Add(requests)
 	}
@@ -476,10 +480,11 @@ func (fm *firstMoves) take(at int, requests resources.Vector) {
 
 // reset clears one what-if's scratch.
 func (fm *firstMoves) reset() {
-	for _, v := range fm.taken {
-		fm.spareRoom = append(fm.spareRoom, v)
+	for _, at := range fm.takenAt {
+		fm.spareRoom = append(fm.spareRoom, fm.taken[at])
+		fm.taken[at] = nil
 	}
-	clear(fm.taken)
+	fm.takenAt = fm.takenAt[:0]
 	clear(fm.leaving)
 	fm.leaving = fm.leaving[:0]
 	for _, i := range fm.removedAt {
