@@ -612,14 +612,21 @@ func (s *solver) claimNodeName(pool *poolState, name string) {
 func (p *podInfo) effective() []requirements.Requirements {
 	if p.effectiveCache == nil || p.effectiveFor != p.prefIndex {
 		p.effectiveCache = p.effectiveAlternatives()
-		p.effectiveFlat = make([]requirements.Flat, len(p.effectiveCache))
-		for i, alt := range p.effectiveCache {
-			p.effectiveFlat[i] = alt.Flat()
+		if len(p.effectiveCache) == 1 && len(p.effectiveCache[0]) == 0 {
+			p.effectiveFlat = anyNode // most pods: only read, shared
+		} else {
+			p.effectiveFlat = make([]requirements.Flat, len(p.effectiveCache))
+			for i, alt := range p.effectiveCache {
+				p.effectiveFlat[i] = alt.Flat()
+			}
 		}
 		p.effectiveFor = p.prefIndex
 	}
 	return p.effectiveCache
 }
+
+// anyNode is the effective alternatives, as lists, of a pod that selects no node label.
+var anyNode = []requirements.Flat{nil}
 
 // effectiveLists is effective() as lists, for matching many nodes' labels.
 func (p *podInfo) effectiveLists() []requirements.Flat {
