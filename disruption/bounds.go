@@ -63,17 +63,18 @@ func vecOf(l corev1.ResourceList) vec {
 	return vec{l.Cpu().MilliValue(), l.Memory().Value(), l.Pods().Value()}
 }
 
-// podVec is what a pod needs at least: its requests, never below zero, and one pod.
+// podVec is what a pod asks of a node it moves to: its requests (none below zero) and one
+// pod.
 func podVec(p *corev1.Pod) vec {
-	v := requests(p)
-	return vec{max(v[0], 0), max(v[1], 0), 1}
+	_, need := podVecs(p)
+	return need
 }
 
-// usedVec is what a running pod takes from its node by its requests, as they are.
-func usedVec(p *corev1.Pod) vec {
+// podVecs is what a running pod takes from its node by its requests, as they are, and its
+// podVec, the requests read once.
+func podVecs(p *corev1.Pod) (used, need vec) {
 	v := requests(p)
-	v[2] = 1
-	return v
+	return vec{v[0], v[1], 1}, vec{max(v[0], 0), max(v[1], 0), 1}
 }
 
 // requests is the pod's cpu and memory requests as kube-scheduler counts them: summed over

@@ -364,7 +364,7 @@ type podLists struct {
 
 // listPods makes the lists of a node's pods, sorted.
 func listPods(sorted []*corev1.Pod) podLists {
-	var l podLists
+	l := podLists{running: make([]*corev1.Pod, 0, len(sorted)), movable: make([]*corev1.Pod, 0, len(sorted)), needs: make([]vec, 0, len(sorted))}
 	for _, p := range sorted {
 		if isTerminal(p) {
 			continue
@@ -373,10 +373,10 @@ func listPods(sorted []*corev1.Pod) podLists {
 		if topology.HasRequiredAffinity(p) {
 			l.affine = append(l.affine, p)
 		}
-		l.used = l.used.add(usedVec(p))
+		used, v := podVecs(p)
+		l.used = l.used.add(used)
 		if reschedulable(p) {
 			l.movable = append(l.movable, p)
-			v := podVec(p)
 			l.needs = append(l.needs, v)
 			l.kinds = addNeed(l.kinds, v)
 		}
