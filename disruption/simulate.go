@@ -79,7 +79,7 @@ func (o *outcome) failure() string {
 // its commands only) it stops at the first evicted pod that would need a node not
 // initialized yet: the outcome then fails with that alone.
 func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoid []string, reqs []corev1.NodeSelectorRequirement, stopEarly bool) *outcome {
-	o := &outcome{cands: cands, change: d.sim.change(cands, avoid), to: map[string]string{}, failed: map[string]string{}}
+	o := &outcome{cands: cands, change: d.sim.change(cands, avoid)}
 	o.change.Requirements = reqs
 	plan, err := cluster.Simulate(o.change, scheduling.Options{SkipLowerBound: true, SkipCostByWorkload: true, StopOnUninitialized: stopEarly})
 	var uninit *scheduling.UninitializedError
@@ -92,6 +92,7 @@ func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoi
 		return o
 	}
 	o.plan = plan
+	o.to = make(map[string]string, len(plan.Placements)-d.sim.pending)
 	holds := make([]bool, len(plan.NodeClaims))
 	var reasons map[string]string
 	for _, pl := range plan.Placements[d.sim.pending:] {
@@ -114,6 +115,9 @@ func (d *decider) simulate(cluster *scheduling.Cluster, cands []*nodeState, avoi
 				for _, u := range plan.Unschedulable {
 					reasons[u.Pod] = u.Reason
 				}
+			}
+			if o.failed == nil {
+				o.failed = map[string]string{}
 			}
 			o.failed[k] = reasons[k]
 		}
