@@ -171,18 +171,21 @@ const cheapPerWorker = 256
 // convertPods is newPodInfo(pods[i], i, dims, vols, policy) for every pod, on every core,
 // taking the pod-only part from the memo: every solve gets podInfos of its own, equal to those
 // newPodInfo would make, whose shared parts (requests, alternatives, preferences, host ports)
-// solves only read. A nil pod is an error. The podInfos live in one array, spare's when it is
-// large enough (see solveSpares).
-func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy, spare []podInfo) ([]podConversion, []podInfo, error) {
+// solves only read. A nil pod is an error. The podInfos live in one array, and the
+// conversions it returns in another, spare's when they are large enough (see solveSpares),
+// which then holds them.
+func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy PreferencePolicy, spare *solveSpares) ([]podConversion, error) {
 	if i := slices.Index(pods, nil); i >= 0 {
-		return nil, nil, fmt.Errorf("pods[%d] is nil", i)
+		return nil, fmt.Errorf("pods[%d] is nil", i)
 	}
 	convs := prep.pods.convert(pods, prep.dims, policy)
-	infos := spare
-	if cap(infos) < len(pods) {
-		infos = make([]podInfo, len(pods))
+	if cap(spare.infos) < len(pods) {
+		spare.infos = make([]podInfo, len(pods))
 	}
-	out, infos := make([]podConversion, len(pods)), infos[:len(pods)]
+	if cap(spare.convs) < len(pods) {
+		spare.convs = make([]podConversion, len(pods))
+	}
+	out, infos := spare.convs[:len(pods)], spare.infos[:len(pods)]
 	parallel.EachMin(len(pods), cheapPerWorker, func(i int) {
 		p := &infos[i]
 		*p = *convs[i].info
@@ -194,5 +197,5 @@ func (prep *prepared) convertPods(pods []*corev1.Pod, vols *volume.Index, policy
 			}
 		}
 	})
-	return out, infos, nil
+	return out, nil
 }

@@ -316,16 +316,18 @@ func newSolver(in Input, prep *prepared, st start) (*solver, []*podInfo, []Unsch
 
 	pods := make([]*podInfo, 0, len(in.Pods))
 	var unschedulable []Unschedulable
-	seen := make(map[string]bool, len(in.Pods))
-	traced := map[string]bool{}
-	for _, k := range opts.Trace {
-		traced[k] = true
+	seen := s.spares.seenKeys(len(in.Pods))
+	var traced map[string]bool // nil, and only read, when nothing is traced
+	if len(opts.Trace) > 0 {
+		traced = make(map[string]bool, len(opts.Trace))
+		for _, k := range opts.Trace {
+			traced[k] = true
+		}
 	}
-	converted, infos, err := prep.convertPods(in.Pods, s.volumes, opts.PreferencePolicy, s.spares.infos)
+	converted, err := prep.convertPods(in.Pods, s.volumes, opts.PreferencePolicy, s.spares)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s.spares.infos = infos
 	for _, c := range converted {
 		p, constraint, err := c.info, c.constraint, c.err
 		if err == nil && seen[p.key] {

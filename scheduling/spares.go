@@ -7,8 +7,20 @@ package scheduling
 // there.
 type solveSpares struct {
 	infos             []podInfo
+	convs             []podConversion
+	seen              map[string]bool
 	byIndex, existing []*existingNode
 	pos               []int32
+}
+
+// seenKeys returns the spare set of pod keys, emptied, or a new one sized for n.
+func (sp *solveSpares) seenKeys(n int) map[string]bool {
+	if sp.seen == nil {
+		sp.seen = make(map[string]bool, n)
+	} else {
+		clear(sp.seen)
+	}
+	return sp.seen
 }
 
 // takeSpares returns spare arrays, or empty ones when there are none.
