@@ -19,17 +19,10 @@ import (
 func TestMemoReusesSimulations(t *testing.T) {
 	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
 	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
-	node := func(name string, pods ...*corev1.Pod) *Node {
-		for _, p := range pods {
-			p.Spec.NodeName = name
-		}
-		return &Node{Node: testbuild.KarpenterNode(name, "default", medium, "test-zone-a", "on-demand"), Pods: pods,
-			NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
-			Created: now.Add(-24 * time.Hour), Initialized: true}
-	}
+	node := func(name string, pods ...*corev1.Pod) *Node { return memoNode(name, medium, now, pods...) }
 	job := testbuild.Pod("job-1").CPU("2").Memory("1Gi").Obj()
 	in := Input{
-		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
+		NodePools: mediumPool(medium),
 		Nodes: []*Node{
 			node("node-a", testbuild.Pod("web-1").CPU("1500m").Memory("1Gi").Obj()),
 			node("node-b", testbuild.Pod("api-1").CPU("1500m").Memory("1Gi").Obj(), job),
@@ -96,24 +89,12 @@ func TestMemoDropsWhatIsGone(t *testing.T) {
 		}
 		return out
 	}
-	in := Input{
-		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
-		Now:       now,
-	}
-	pools, err := PreparePools(in)
-	require.NoError(t, err)
+	in, pools := memoInput(t, medium, now)
 	memo := &Memo{}
 	limit := 2*3 + 64
 	for round := range 3 * limit {
 		in.Nodes = nodes(round)
-		fresh := in
-		want, err := Decide(fresh)
-		require.NoError(t, err)
-		in.Pools, in.Memo = pools, memo
-		got, err := Decide(in)
-		require.NoError(t, err)
-		in.Pools, in.Memo = nil, nil
-		require.Equal(t, want, got, "round %d", round)
+		decideWithMemo(t, in, pools, memo, "round %d", round)
 		require.LessOrEqual(t, len(memo.sorted), limit+3, "round %d: pod lists", round)
 		require.LessOrEqual(t, len(memo.nodes), limit+3, "round %d: node entries", round)
 		for _, n := range in.Nodes {
@@ -131,33 +112,15 @@ func TestMemoKeepsPendingCopies(t *testing.T) {
 	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
 	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
 	node := func(name string, disrupting bool, pods ...*corev1.Pod) *Node {
-		for _, p := range pods {
-			p.Spec.NodeName = name
-		}
-		return &Node{Node: testbuild.KarpenterNode(name, "default", medium, "test-zone-a", "on-demand"), Pods: pods,
-			NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
-			Created: now.Add(-24 * time.Hour), Initialized: true, Disrupting: disrupting}
+		n := memoNode(name, medium, now, pods...)
+		n.Disrupting = disrupting
+		return n
 	}
 	web, api := testbuild.Pod("web-1").CPU("1").Memory("1Gi").Obj(), testbuild.Pod("api-1").CPU("1").Memory("1Gi").Obj()
-	in := Input{
-		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
-		Nodes:     []*Node{node("node-a", true, web, api), node("node-b", false)},
-		Now:       now,
-	}
-	pools, err := PreparePools(in)
-	require.NoError(t, err)
+	in, pools := memoInput(t, medium, now)
+	in.Nodes = []*Node{node("node-a", true, web, api), node("node-b", false)}
 	memo := &Memo{}
-	in.Pools, in.Memo = pools, memo
-	decide := func() {
-		t.Helper()
-		fresh := in
-		fresh.Pools, fresh.Memo = nil, nil
-		want, err := Decide(fresh)
-		require.NoError(t, err)
-		got, err := Decide(in)
-		require.NoError(t, err)
-		require.Equal(t, want, got, "decisions are the same with the memo")
-	}
+	decide := func() { t.Helper(); decideWithMemo(t, in, pools, memo) }
 
 	decide()
 	require.Len(t, memo.copies, 2, "both pods of node-a are simulated as pending")
@@ -193,12 +156,9 @@ func TestMemoStillRefusesANilPod(t *testing.T) {
 	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
 	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
 	web := testbuild.Pod("web-1").CPU("1").Memory("1Gi").Obj()
-	web.Spec.NodeName = "node-a"
-	node := &Node{Node: testbuild.KarpenterNode("node-a", "default", medium, "test-zone-a", "on-demand"), Pods: []*corev1.Pod{web},
-		NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
-		Created: now.Add(-24 * time.Hour), Initialized: true}
+	node := memoNode("node-a", medium, now, web)
 	in := Input{
-		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
+		NodePools: mediumPool(medium),
 		Nodes:     []*Node{node},
 		Now:       now,
 	}
@@ -236,31 +196,55 @@ func TestMemoNodeStatesSpareTheKeptOnes(t *testing.T) {
 
 	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
 	medium := testbuild.Type("medium", "4", "16Gi", 60).Offer("test-zone-a", "on-demand", 0.20).Obj()
-	node := func(name string, pods ...*corev1.Pod) *Node {
-		for _, p := range pods {
-			p.Spec.NodeName = name
-		}
-		return &Node{Node: testbuild.KarpenterNode(name, "default", medium, "test-zone-a", "on-demand"), Pods: pods,
-			NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
-			Created: now.Add(-24 * time.Hour), Initialized: true}
-	}
+	node := func(name string, pods ...*corev1.Pod) *Node { return memoNode(name, medium, now, pods...) }
 	na := node("node-a", testbuild.Pod("web-1").CPU("1500m").Memory("1Gi").Obj())
 	nb := node("node-b", testbuild.Pod("api-1").CPU("3").Memory("1Gi").Obj())
-	in := Input{
-		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", []*instancetype.InstanceType{medium}...).ConsolidateAfter(0).Budget("100%").Obj()},
-		Now:       now,
-	}
-	pools, err := PreparePools(in)
-	require.NoError(t, err)
+	in, pools := memoInput(t, medium, now)
 	memo := &Memo{}
 	for round, nodes := range [][]*Node{{na, nb}, {nb, na}, {na, nb}, {nb, na}} {
-		in.Nodes, in.Pools, in.Memo = nodes, nil, nil
-		want, err := Decide(in)
-		require.NoError(t, err)
-		in.Pools, in.Memo = pools, memo
-		got, err := Decide(in)
-		require.NoError(t, err)
-		require.Equal(t, want, got, "round %d", round)
+		in.Nodes = nodes
+		decideWithMemo(t, in, pools, memo, "round %d", round)
 		require.NotEmpty(t, memo.consolidated, "round %d", round)
 	}
+}
+
+// memoNode is a running on-demand node of type medium in test-zone-a, in the default
+// NodePool, created a day before now, with pods bound to it.
+func memoNode(name string, medium *instancetype.InstanceType, now time.Time, pods ...*corev1.Pod) *Node {
+	for _, p := range pods {
+		p.Spec.NodeName = name
+	}
+	return &Node{Node: testbuild.KarpenterNode(name, "default", medium, "test-zone-a", "on-demand"), Pods: pods,
+		NodePool: "default", InstanceType: "medium", Zone: "test-zone-a", CapacityType: "on-demand", Price: 0.20,
+		Created: now.Add(-24 * time.Hour), Initialized: true}
+}
+
+// mediumPool is the memo tests' NodePool of type medium, consolidating at once, every node at
+// a time.
+func mediumPool(medium *instancetype.InstanceType) []*scheduling.NodePool {
+	return []*scheduling.NodePool{testbuild.NodePool("default", medium).ConsolidateAfter(0).Budget("100%").Obj()}
+}
+
+// memoInput is the memo tests' input on NodePools of type medium at now, and those NodePools
+// prepared, for a Memo.
+func memoInput(t *testing.T, medium *instancetype.InstanceType, now time.Time) (Input, *Pools) {
+	t.Helper()
+	in := Input{NodePools: mediumPool(medium), Now: now}
+	pools, err := PreparePools(in)
+	require.NoError(t, err)
+	return in, pools
+}
+
+// decideWithMemo decides on in with pools and memo, and expects the decision Decide makes
+// without them.
+func decideWithMemo(t *testing.T, in Input, pools *Pools, memo *Memo, msgAndArgs ...any) Decisions {
+	t.Helper()
+	in.Pools, in.Memo = nil, nil
+	want, err := Decide(in)
+	require.NoError(t, err)
+	in.Pools, in.Memo = pools, memo
+	got, err := Decide(in)
+	require.NoError(t, err)
+	require.Equal(t, want, got, msgAndArgs...)
+	return got
 }
