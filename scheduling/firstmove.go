@@ -111,31 +111,19 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	}
 	fm.s, fm.pending, fm.landed = s, pods, make([]int, len(pods))
 	fm.pendingSizes = make([][2]int64, len(pods))
+	plain := true
 	for i, p := range pods {
 		fm.pendingSizes[i] = queueSize(p)
+		plain = plain && p.memoClass != ""
 	}
-	// Where the pending pods land, placed in order on a second solver: the first keeps the
-	// state as it is. The second is done with once they are placed: its arrays serve the next
-	// solve.
-	var placing *solver
-	var placed []*podInfo
-	for i, p := range pods {
-		fm.landed[i] = -1
-		if placing == nil && s.firstExisting(p, false) == nil {
-			continue // nothing placed yet: the first solver's state is the placing one's
-		}
-		if placing == nil {
-			once := st
-			once.keeps = false
-			if placing, placed, _, err = newSolver(in, c.prep, once); err != nil {
-				return &firstMoves{base: b, policy: policy}
-			}
-			defer c.prep.recycle(placing.spares)
-		}
-		if n := placing.firstExisting(placed[i], false); n != nil {
-			placing.commitExisting(n, placed[i])
-			fm.landed[i] = n.index
-		}
+	fm.taken, fm.seen, fm.fitFrom = make([]resources.Vector, len(b.rank)), map[string]bool{}, map[string]int{}
+	fm.removed = make([]bool, len(b.rank))
+	fm.displacedOn = make([]bool, len(b.rank))
+	fm.used = make(resources.Vector, s.dims.Len())
+	if plain {
+		fm.landPlain()
+	} else if !fm.land(c, in, st) {
+		return &firstMoves{base: b, policy: policy}
 	}
 	fm.keys = make(map[string]bool, len(in.Pods))
 	for _, p := range in.Pods {
@@ -145,11 +133,49 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 			fm.pendingHashes.add(keyHash(k))
 		}
 	}
-	fm.taken, fm.seen, fm.fitFrom = make([]resources.Vector, len(b.rank)), map[string]bool{}, map[string]int{}
-	fm.removed = make([]bool, len(b.rank))
-	fm.displacedOn = make([]bool, len(b.rank))
-	fm.used = make(resources.Vector, s.dims.Len())
 	return fm
+}
+
+// landPlain works out where the pending pods land when every one is plain: in queue order,
+// each on the first node that takes it with the room the ones before took, as a walk places
+// a plain pod (room alone decides; see walk).
+func (fm *firstMoves) landPlain() {
+	for i, p := range fm.pending {
+		fm.landed[i] = -1
+		if n := fm.firstFit(p); n != nil {
+			fm.landed[i] = n.index
+		}
+		fm.take(fm.landed[i], p.requests)
+	}
+	fm.reset()
+}
+
+// land works out where the pending pods land, placed in order on a second solver (the first
+// keeps the state as it is), which is done with once they are placed: its arrays serve the
+// next solve. False when the second solver cannot be made.
+func (fm *firstMoves) land(c *Cluster, in Input, st start) bool {
+	var placing *solver
+	var placed []*podInfo
+	for i, p := range fm.pending {
+		fm.landed[i] = -1
+		if placing == nil && fm.s.firstExisting(p, false) == nil {
+			continue // nothing placed yet: the first solver's state is the placing one's
+		}
+		if placing == nil {
+			once := st
+			once.keeps = false
+			var err error
+			if placing, placed, _, err = newSolver(in, c.prep, once); err != nil {
+				return false
+			}
+			defer c.prep.recycle(placing.spares)
+		}
+		if n := placing.firstExisting(placed[i], false); n != nil {
+			placing.commitExisting(n, placed[i])
+			fm.landed[i] = n.index
+		}
+	}
+	return true
 }
 
 // FirstRound is how the solve of a what-if that only removes nodes places the displaced pods
