@@ -75,19 +75,61 @@ func (h *podHomes) drop(en *ExistingNode) {
 // changed between them: the nodes that are gone take their pods away, then those that came
 // bring theirs, so a pod moving between two changed nodes keeps the index. nil when a pod
 // would run twice.
+// A node that only gained pods (Apply appends a plan's to a node's) keeps the entries of those
+// it had, which stay where they are: only the new ones are added.
 func (h *podHomes) after(ch nodeChanges) *podHomes {
 	if h == nil || !ch.ok {
 		return nil
 	}
-	for _, b := range ch.gone {
-		h.drop(b)
+	var grown map[*ExistingNode]int // came node: how many of its pods it had before
+	if len(ch.gone) > 0 && len(ch.came) > 0 {
+		before := make(map[string]*ExistingNode, len(ch.gone))
+		for _, b := range ch.gone {
+			if b != nil && b.Node != nil {
+				before[b.Node.Name] = b
+			}
+		}
+		for _, a := range ch.came {
+			if a == nil || a.Node == nil {
+				continue
+			}
+			if b := before[a.Node.Name]; b != nil && b.Node == a.Node && len(a.Pods) >= len(b.Pods) && samePods(a.Pods[:len(b.Pods)], b.Pods) {
+				if grown == nil {
+					grown = map[*ExistingNode]int{}
+				}
+				grown[a] = len(b.Pods)
+				delete(before, a.Node.Name) // its pods stay: not dropped
+			}
+		}
+		for _, b := range ch.gone {
+			if b == nil || b.Node == nil || before[b.Node.Name] == b {
+				h.drop(b)
+			}
+		}
+	} else {
+		for _, b := range ch.gone {
+			h.drop(b)
+		}
 	}
 	for _, a := range ch.came {
+		if had, ok := grown[a]; ok {
+			a = &ExistingNode{Node: a.Node, Pods: a.Pods[had:]}
+		}
 		if !h.add(a) {
 			return nil
 		}
 	}
 	return h
+}
+
+// samePods reports whether a and b hold the same pods in the same order.
+func samePods(a, b []*corev1.Pod) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // podHosts is ix.hostsOf(keys) for the Cluster's nodes (ix their index), read off its
