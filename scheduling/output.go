@@ -166,7 +166,9 @@ func (s *solver) nodeClaim(n *newNode, reservationsLeft map[string]int, optionsC
 		reservationsLeft[id]--
 	}
 	it := c.Option.InstanceType
-	labels := map[string]string{}
+	// Sized for what comes below: the NodePool's and the type's labels, the requirements' and
+	// a dozen well-known ones.
+	labels := make(map[string]string, len(n.pool.NodePool.Labels)+len(it.Labels)+len(n.reqs)+12)
 	for k, v := range n.pool.NodePool.Labels {
 		labels[k] = v
 	}
