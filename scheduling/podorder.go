@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -31,7 +32,14 @@ func sortPods(pods []*podInfo) {
 			p.orderKey = podOrderKey(p)
 		}
 	})
-	slices.SortStableFunc(pods, func(a, b *podInfo) int { return compareQueued(a, b, a.orderKey, b.orderKey) })
+	// Input positions settle what compareQueued leaves equal (pods of one name, which the
+	// solve refuses anyway): the order is the stable sort's, made by the quicker unstable one.
+	slices.SortFunc(pods, func(a, b *podInfo) int {
+		if c := compareQueued(a, b, a.orderKey, b.orderKey); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.index, b.index)
+	})
 }
 
 // compareQueued is the queue's order of a and b, whose order keys are aKey and bKey.
