@@ -125,10 +125,18 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 	} else if !fm.land(c, in, st) {
 		return &firstMoves{base: b, policy: policy}
 	}
+	// Every pending pod's name, the converted ones' as their conversion has it.
+	named := make([]string, len(in.Pods))
+	for _, p := range pods {
+		named[p.index] = p.key
+	}
 	fm.keys = make(map[string]bool, len(in.Pods))
-	for _, p := range in.Pods {
+	for i, p := range in.Pods {
 		if p != nil {
-			k := podKey(p)
+			k := named[i]
+			if k == "" {
+				k = podKey(p)
+			}
 			fm.keys[k] = true
 			fm.pendingHashes.add(keyHash(k))
 		}
