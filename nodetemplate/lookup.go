@@ -60,7 +60,9 @@ func (p *Template) GroupKinds(reqs requirements.Requirements, group string, type
 // group's), worked out once for the pool's solves (Memos); its slices are never modified. buf
 // is a buffer the call may keep for the next.
 func (p *Template) BinLaunch(group string, types []*Option, used resources.Vector, reqs requirements.Requirements, scratch *typeindex.Scratch, buf *[]*Option) Launch {
-	key := appendFullRequirementsKey(append(append([]byte("bin|"+group+"|"), used.Key()...), '|'), reqs)
+	var keyBuf [256]byte // most keys fit: built without allocating
+	key := append(append(append(keyBuf[:0], "bin|"...), group...), '|')
+	key = appendFullRequirementsKey(append(used.AppendKey(key), '|'), reqs)
 	if l, ok := p.Memos.Bins.Get(string(key)); ok {
 		return l
 	}

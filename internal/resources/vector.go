@@ -189,12 +189,16 @@ func (v Vector) IsZero() bool {
 // exactly when they are equal.
 func (v Vector) Key() string {
 	var buf [64]byte
-	b := buf[:0]
+	return string(v.AppendKey(buf[:0]))
+}
+
+// AppendKey appends Key() to b.
+func (v Vector) AppendKey(b []byte) []byte {
 	for _, x := range v {
 		b = strconv.AppendInt(b, x, 36)
 		b = append(b, ',')
 	}
-	return string(b)
+	return b
 }
 
 // Format writes the vector's non-zero resources but pods, in dimension order, as
