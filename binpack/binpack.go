@@ -60,8 +60,10 @@ type Strategy func(ws *Workspace, kinds Kinds, remaining resources.Vector, class
 // Workspace holds the buffers a packing reuses from bin to bin; each goroutine needs its own.
 type Workspace struct {
 	lp bound.LP
-	// fills are MostEfficient's: the fill under way and the best so far.
+	// fills are MostEfficient's: the fill under way and the best so far; open lists, while
+	// a bin fills, the classes that may still join it (see fillInto).
 	fills [2]Fill
+	open  []int
 	// candidates, seen and potential are candidateKinds' buffers.
 	candidates []int
 	seen       []bool
@@ -82,7 +84,7 @@ func MostEfficient(ws *Workspace, kinds Kinds, remaining resources.Vector, class
 	// it is: only the best is copied out.
 	f, best := &ws.fills[0], (*Fill)(nil)
 	for _, k := range candidateKinds(ws, kinds, fl) {
-		fillInto(f, classes, kinds.Rooms[k], len(remaining))
+		fillInto(ws, f, classes, kinds.Rooms[k], len(remaining))
 		if f.Count == 0 {
 			continue
 		}
@@ -130,7 +132,7 @@ func FluidKind(ws *Workspace, kinds Kinds, remaining resources.Vector, classes [
 	if pick < 0 {
 		return nil
 	}
-	return fill(classes, kinds.Rooms[pick], len(remaining))
+	return fill(ws, classes, kinds.Rooms[pick], len(remaining))
 }
 
 // candidates is how many kinds, beyond the fluid LP's own, are tried for each bin.
@@ -241,30 +243,40 @@ func roomHolds(requests, room resources.Vector) bool {
 
 // fill fills a bin with this room, without taking the pods, choosing each time the class
 // whose pod best balances the room left.
-func fill(classes []Class, room resources.Vector, dims int) *Fill {
+func fill(ws *Workspace, classes []Class, room resources.Vector, dims int) *Fill {
 	f := &Fill{}
-	fillInto(f, classes, room, dims)
+	fillInto(ws, f, classes, room, dims)
 	return f
 }
 
 // fillInto is fill into f, whose arrays it reuses.
-func fillInto(f *Fill, classes []Class, room resources.Vector, dims int) {
+func fillInto(ws *Workspace, f *Fill, classes []Class, room resources.Vector, dims int) {
 	used := []int64(f.Used)
 	f.Taken, f.Used = grow(&f.Taken, len(classes)), grow(&used, dims)
 	clear(f.Taken)
 	clear(f.Used)
 	f.Count, f.Price, f.Efficiency = 0, 0, 0
+	// A class that is used up or finds no room stays so while the bin fills (it only takes
+	// more): it drops out of open, which keeps the classes' order, so ties go to the same one.
+	open := grow(&ws.open, len(classes))
+	for i := range open {
+		open[i] = i
+	}
 	for {
 		best := -1
 		bestScore := -1.0
-		for i, c := range classes {
+		kept := open[:0]
+		for _, i := range open {
+			c := classes[i]
 			if f.Taken[i] >= c.Left || !resources.FitsSum(f.Used, c.Requests, room) {
 				continue
 			}
+			kept = append(kept, i)
 			if score := balanceScore(c.Requests, f.Used, room); score > bestScore {
 				best, bestScore = i, score
 			}
 		}
+		open = kept
 		if best < 0 {
 			return
 		}
