@@ -94,16 +94,23 @@ func benchmarkApplyReplayStep(b *testing.B, count int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p := tb.Pod(fmt.Sprintf("job-%d", i)).CPU("100m").Memory("256Mi").Obj()
-		node := fmt.Sprintf("node-%04d", i%count)
-		place := scheduling.Plan{ExistingNodes: []scheduling.ExistingPlacement{{Name: node, Pods: []string{"default/" + p.Name}}}}
-		if err := c.Apply(scheduling.Change{AddPods: []*corev1.Pod{p}}, place); err != nil {
-			b.Fatal(err)
-		}
-		if err := c.Apply(scheduling.Change{RemovePods: []string{"default/" + p.Name}}, scheduling.Plan{}); err != nil {
+		key := placeJobPod(b, c, i, count)
+		if err := c.Apply(scheduling.Change{RemovePods: []string{key}}, scheduling.Plan{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// placeJobPod applies the i-th step's new pod placed on node i (of count): a replay's step.
+// It returns the pod's key.
+func placeJobPod(b *testing.B, c *scheduling.Cluster, i, count int) string {
+	p := tb.Pod(fmt.Sprintf("job-%d", i)).CPU("100m").Memory("256Mi").Obj()
+	node := fmt.Sprintf("node-%04d", i%count)
+	place := scheduling.Plan{ExistingNodes: []scheduling.ExistingPlacement{{Name: node, Pods: []string{"default/" + p.Name}}}}
+	if err := c.Apply(scheduling.Change{AddPods: []*corev1.Pod{p}}, place); err != nil {
+		b.Fatal(err)
+	}
+	return "default/" + p.Name
 }
 
 // BenchmarkSimulateAfterApply is a replay's step followed by a what-if: a pod placed on a node
@@ -125,12 +132,7 @@ func benchmarkSimulateAfterApply(b *testing.B, count int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p := tb.Pod(fmt.Sprintf("job-%d", i)).CPU("100m").Memory("256Mi").Obj()
-		node := fmt.Sprintf("node-%04d", i%count)
-		place := scheduling.Plan{ExistingNodes: []scheduling.ExistingPlacement{{Name: node, Pods: []string{"default/" + p.Name}}}}
-		if err := c.Apply(scheduling.Change{AddPods: []*corev1.Pod{p}}, place); err != nil {
-			b.Fatal(err)
-		}
+		placeJobPod(b, c, i, count)
 		if _, err := c.Simulate(scheduling.Change{RemoveNodes: []string{fmt.Sprintf("node-%04d", (i+1)%count)}}, opts); err != nil {
 			b.Fatal(err)
 		}
