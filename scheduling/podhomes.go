@@ -43,7 +43,12 @@ func (h *podHomes) add(en *ExistingNode) bool {
 	if en == nil || en.Node == nil {
 		return true
 	}
-	for _, p := range en.Pods {
+	return h.addPods(en.Node.Name, en.Pods)
+}
+
+// addPods indexes pods on node; false when one of them is indexed already.
+func (h *podHomes) addPods(node string, pods []*corev1.Pod) bool {
+	for _, p := range pods {
 		if p == nil {
 			continue
 		}
@@ -51,7 +56,7 @@ func (h *podHomes) add(en *ExistingNode) bool {
 		if _, twice := h.node[k]; twice {
 			return false
 		}
-		h.node[k] = en.Node.Name
+		h.node[k] = node
 	}
 	return true
 }
@@ -81,41 +86,41 @@ func (h *podHomes) after(ch nodeChanges) *podHomes {
 	if h == nil || !ch.ok {
 		return nil
 	}
-	var grown map[*ExistingNode]int // came node: how many of its pods it had before
+	// had[i] is how many pods came[i] had before when it only gained some, else 0; before
+	// holds the gone nodes whose pods go, by name.
+	var had []int
+	var before map[string]*ExistingNode
 	if len(ch.gone) > 0 && len(ch.came) > 0 {
-		before := make(map[string]*ExistingNode, len(ch.gone))
+		had, before = make([]int, len(ch.came)), make(map[string]*ExistingNode, len(ch.gone))
 		for _, b := range ch.gone {
 			if b != nil && b.Node != nil {
 				before[b.Node.Name] = b
 			}
 		}
-		for _, a := range ch.came {
+		for i, a := range ch.came {
 			if a == nil || a.Node == nil {
 				continue
 			}
 			if b := before[a.Node.Name]; b != nil && b.Node == a.Node && len(a.Pods) >= len(b.Pods) && samePods(a.Pods[:len(b.Pods)], b.Pods) {
-				if grown == nil {
-					grown = map[*ExistingNode]int{}
-				}
-				grown[a] = len(b.Pods)
+				had[i] = len(b.Pods)
 				delete(before, a.Node.Name) // its pods stay: not dropped
 			}
 		}
-		for _, b := range ch.gone {
-			if b == nil || b.Node == nil || before[b.Node.Name] == b {
-				h.drop(b)
-			}
-		}
-	} else {
-		for _, b := range ch.gone {
+	}
+	for _, b := range ch.gone {
+		if before == nil || b == nil || b.Node == nil || before[b.Node.Name] == b {
 			h.drop(b)
 		}
 	}
-	for _, a := range ch.came {
-		if had, ok := grown[a]; ok {
-			a = &ExistingNode{Node: a.Node, Pods: a.Pods[had:]}
+	for i, a := range ch.came {
+		if a == nil || a.Node == nil {
+			continue
 		}
-		if !h.add(a) {
+		pods := a.Pods
+		if had != nil {
+			pods = pods[had[i]:]
+		}
+		if !h.addPods(a.Node.Name, pods) {
 			return nil
 		}
 	}
