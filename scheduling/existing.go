@@ -78,7 +78,7 @@ func (f *nodeFacts) movingCovered(dims *resources.Dims, pods []*corev1.Pod) bool
 	}
 	ok := true
 	for _, p := range pods {
-		if p != nil && movesWithNode(p) && !dims.CoversPods([]*corev1.Pod{p}) {
+		if p != nil && movesWithNode(p) && !dims.CoversPod(p) {
 			ok = false
 			break
 		}

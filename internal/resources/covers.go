@@ -17,18 +17,23 @@ func (d *Dims) Covers(l corev1.ResourceList) bool {
 // container, overhead, pod-level requests) is one of the dimensions.
 func (d *Dims) CoversPods(pods []*corev1.Pod) bool {
 	for _, p := range pods {
-		if p == nil {
-			continue
-		}
-		spec := &p.Spec
-		if !d.Covers(spec.Overhead) || (spec.Resources != nil && !d.Covers(spec.Resources.Requests)) {
+		if p != nil && !d.CoversPod(p) {
 			return false
 		}
-		for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-			for _, c := range cs {
-				if !d.Covers(c.Resources.Requests) || !d.Covers(c.Resources.Limits) {
-					return false
-				}
+	}
+	return true
+}
+
+// CoversPod is CoversPods for one pod.
+func (d *Dims) CoversPod(p *corev1.Pod) bool {
+	spec := &p.Spec
+	if !d.Covers(spec.Overhead) || (spec.Resources != nil && !d.Covers(spec.Resources.Requests)) {
+		return false
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range cs {
+			if !d.Covers(c.Resources.Requests) || !d.Covers(c.Resources.Limits) {
+				return false
 			}
 		}
 	}
