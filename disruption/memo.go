@@ -73,18 +73,18 @@ type Memo struct {
 	// anew, and marks what it used (the entries' decision), so that the entries of nodes and
 	// pods gone are dropped once they outnumber the live ones (see endDrift). An entry a
 	// decision does not use is never wrong, only unused: it is checked against what it was
-	// found on.
+	// found on. copies, below, lives and is dropped the same way.
+	// kept holds what a decision keeps of each node while its nodes are classified (see
+	// entries).
+	kept []memoEntry
 	// copies holds, by pod, the pending copy (see pendingCopy) a decision made of a pod of a
 	// node being disrupted, with the pod's facts it was made from: the next decisions show
 	// the scheduler the same copy while the pod is unchanged, so its conversion is kept too.
 	copies map[*corev1.Pod]*podCopy
-	// states are two arrays of a decision's nodes (see nodeStates); named is the one the
-	// consolidations kept name, -1 for none.
+	// states are two arrays of a decision's nodes (see nodeStates); while consolidated is
+	// set, named is the one its consolidations' candidates lie in.
 	states [2][]nodeState
 	named  int
-	// kept holds what a decision keeps of each node while its nodes are classified (see
-	// entries).
-	kept []memoEntry
 	// decision counts the decisions begun on the memo (beginDrift), so that an entry checked
 	// against its pods in this decision is not checked again.
 	decision int

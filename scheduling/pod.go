@@ -37,7 +37,7 @@ type podInfo struct {
 	relaxations []string
 
 	// effectiveCache is effective() while prefIndex is effectiveFor, and effectiveFlat the
-	// same as lists (see matchesAny): worked out when the pod converts, which the copies a
+	// same as lists (see matchesAnyList): worked out when the pod converts, which the copies a
 	// solve makes of the conversion share.
 	effectiveCache []requirements.Requirements
 	effectiveFlat  []requirements.Flat
