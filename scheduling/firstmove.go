@@ -71,10 +71,9 @@ type firstMoves struct {
 	takenAt   []int
 	spareRoom []resources.Vector
 	used      resources.Vector
-	// fitFrom holds, by plain pod class, the position of the first node that takes such a
-	// pod on the state as it is (len(rank) for none). A what-if only removes nodes and takes
-	// room, so no node before it takes the pod in any what-if: the search starts there.
-	fitFrom map[string]int
+	// classes holds, by plain pod class, what the walks found of how such a pod fits the state
+	// as it is (see classFit).
+	classes map[string]*classFit
 	// walkFrom holds, by class, where the last pod of the class the walk placed landed (or
 	// len(rank) for nowhere): room only shrinks during a walk, so the next pod of the class
 	// takes no node before it.
@@ -116,7 +115,7 @@ func newFirstMoves(c *Cluster, b *base, policy PreferencePolicy) *firstMoves {
 		fm.pendingSizes[i] = queueSize(p)
 		plain = plain && p.memoClass != ""
 	}
-	fm.taken, fm.seen, fm.fitFrom = make([]resources.Vector, len(b.rank)), map[string]bool{}, map[string]int{}
+	fm.taken, fm.seen, fm.classes = make([]resources.Vector, len(b.rank)), map[string]bool{}, map[string]*classFit{}
 	fm.removed = make([]bool, len(b.rank))
 	fm.displacedOn = make([]bool, len(b.rank))
 	fm.used = make(resources.Vector, s.dims.Len())
@@ -438,22 +437,22 @@ func (fm *firstMoves) namesGivenTwice() bool {
 // removed nodes and the room taken.
 func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
 	if p.memoClass == "" { // never so: firstFit places plain pods alone
-		return fm.firstFitFrom(0, p)
+		return fm.firstFitFrom(0, p, nil)
 	}
 	at := classSlot(fm.walkFrom, -1, p.memoClass)
 	if at < 0 {
-		from, ok := fm.fitFrom[p.memoClass]
-		if !ok {
-			from = len(fm.removed)
+		fit := fm.classes[p.memoClass]
+		if fit == nil {
+			fit = &classFit{from: len(fm.removed), takes: make([]int8, len(fm.removed))}
 			if n := fm.s.firstExisting(p, false); n != nil {
-				from = n.index
+				fit.from = n.index
 			}
-			fm.fitFrom[p.memoClass] = from
+			fm.classes[p.memoClass] = fit
 		}
 		at = len(fm.walkFrom)
-		fm.walkFrom = append(fm.walkFrom, classFrom{class: p.memoClass, from: from})
+		fm.walkFrom = append(fm.walkFrom, classFrom{class: p.memoClass, from: fit.from, fit: fit})
 	}
-	n := fm.firstFitFrom(fm.walkFrom[at].from, p)
+	n := fm.firstFitFrom(fm.walkFrom[at].from, p, fm.walkFrom[at].fit)
 	fm.walkFrom[at].from = len(fm.removed)
 	if n != nil {
 		fm.walkFrom[at].from = n.index
@@ -461,10 +460,23 @@ func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
 	return n
 }
 
-// classFrom is where the search for a pod of class starts.
+// classFit is what the walks found of how a plain pod class fits the state as it is. from is
+// the position of the first node that takes such a pod (len(rank) for none): a what-if only
+// removes nodes and takes room, so no node before it takes the pod in any what-if, and the
+// search starts there. takes holds, by node index, whether the node takes such a pod on the
+// state as it is (1), refuses it (-1) or was not asked yet (0): a plain pod's fit reads the
+// node and its class alone (requests, requirements, preferences, tolerations), so the
+// solver's checks run once per node and class, and a what-if adds only the room it took.
+type classFit struct {
+	from  int
+	takes []int8
+}
+
+// classFrom is where the search for a pod of class starts during a walk, and the class's fit.
 type classFrom struct {
 	class string
 	from  int
+	fit   *classFit
 }
 
 // classSlot is the index of class's entry among from, -1 when it has none; last, the entry
@@ -476,21 +488,41 @@ func classSlot(from []classFrom, last int, class string) int {
 	return slices.IndexFunc(from, func(f classFrom) bool { return f.class == class })
 }
 
-// firstFitFrom is firstFit over the nodes from position from on.
-func (fm *firstMoves) firstFitFrom(from int, p *podInfo) *existingNode {
-	return fm.s.firstExistingFrom(from, p, false, func(i int) bool {
+// firstFitFrom is firstFit over the nodes from position from on; fit, the class's when p has
+// one, answers for the nodes the class asked before.
+func (fm *firstMoves) firstFitFrom(from int, p *podInfo, fit *classFit) *existingNode {
+	var found *existingNode
+	fm.s.existingFree.EachFrom(from, p.requests, func(i int) bool {
 		if fm.removed[i] {
-			return true
-		}
-		taken := fm.taken[i]
-		if taken == nil {
 			return false
 		}
 		n := fm.s.byIndex[i]
-		copy(fm.used, n.used)
-		fm.used.Add(taken)
-		return !resources.FitsSum(fm.used, p.requests, n.allocatable)
+		if taken := fm.taken[i]; taken != nil {
+			copy(fm.used, n.used)
+			fm.used.Add(taken)
+			if !resources.FitsSum(fm.used, p.requests, n.allocatable) {
+				return false
+			}
+		}
+		if fit == nil {
+			if fm.s.tryExisting(n, p, false).failed() {
+				return false
+			}
+		} else {
+			if fit.takes[i] == 0 {
+				fit.takes[i] = 1
+				if fm.s.tryExisting(n, p, false).failed() {
+					fit.takes[i] = -1
+				}
+			}
+			if fit.takes[i] < 0 {
+				return false
+			}
+		}
+		found = n
+		return true
 	})
+	return found
 }
 
 // take adds requests to the room taken on node at (none when at < 0).
