@@ -326,11 +326,13 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 	// still refuse it, and one it fits nowhere in the state it fits nowhere now.
 	moved := false
 	pi := 0
-	for d := fm.queue.next(); d != nil; d = fm.queue.next() {
+	for l, k := fm.queue.next(); l != nil; l, k = fm.queue.next() {
+		// d is the pod as the solve has it when its turn comes (see leavingPods.queued).
+		d := l.queued[k]
 		if clashes && fm.keys[d.key] {
 			continue // a pending pod's name: the solve refuses it
 		}
-		size := queueSize(d)
+		size, requests := l.sizes[k], l.requests[k]
 		for ; pi < len(fm.pending) && fm.comesBefore(pi, d, size); pi++ {
 			p, at := fm.pending[pi], fm.landed[pi]
 			switch {
@@ -349,9 +351,7 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 			}
 			fm.take(at, p.requests)
 		}
-		// d is the pod as the solve has it when its turn comes (see leavingPods.queued).
-		p := d
-		n := fm.firstFit(p)
+		n := fm.firstFitOf(l.classes[k], requests, d)
 		switch {
 		case n == nil:
 			if waiting {
@@ -359,10 +359,10 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 			}
 			continue // it waits, or goes to a new node
 		case !n.initialized:
-			fm.stopped = &UninitializedError{Pod: p.key, Node: n.name}
+			fm.stopped = &UninitializedError{Pod: d.key, Node: n.name}
 			return true
 		}
-		fm.take(n.index, p.requests)
+		fm.take(n.index, requests)
 		if !fm.displacedOn[n.index] {
 			fm.displacedOn[n.index] = true
 			fm.displacedAt = append(fm.displacedAt, n.index)
@@ -436,23 +436,30 @@ func (fm *firstMoves) namesGivenTwice() bool {
 // firstFit is the first node, in rank order, that takes p on the state as it is, less the
 // removed nodes and the room taken.
 func (fm *firstMoves) firstFit(p *podInfo) *existingNode {
-	if p.memoClass == "" { // never so: firstFit places plain pods alone
-		return fm.firstFitFrom(0, p, nil)
+	return fm.firstFitOf(p.memoClass, p.requests, p)
+}
+
+// firstFitOf is firstFit of p, whose memoClass and requests are class and requests: the
+// walk reads them side by side, and p itself only when its class is new or a node was not
+// asked about it yet.
+func (fm *firstMoves) firstFitOf(class string, requests resources.Vector, p *podInfo) *existingNode {
+	if class == "" { // never so: firstFit places plain pods alone
+		return fm.firstFitFrom(0, requests, p, nil)
 	}
-	at := classSlot(fm.walkFrom, -1, p.memoClass)
+	at := classSlot(fm.walkFrom, -1, class)
 	if at < 0 {
-		fit := fm.classes[p.memoClass]
+		fit := fm.classes[class]
 		if fit == nil {
 			fit = &classFit{from: len(fm.removed), takes: make([]int8, len(fm.removed))}
 			if n := fm.s.firstExisting(p, false); n != nil {
 				fit.from = n.index
 			}
-			fm.classes[p.memoClass] = fit
+			fm.classes[class] = fit
 		}
 		at = len(fm.walkFrom)
-		fm.walkFrom = append(fm.walkFrom, classFrom{class: p.memoClass, from: fit.from, fit: fit})
+		fm.walkFrom = append(fm.walkFrom, classFrom{class: class, from: fit.from, fit: fit})
 	}
-	n := fm.firstFitFrom(fm.walkFrom[at].from, p, fm.walkFrom[at].fit)
+	n := fm.firstFitFrom(fm.walkFrom[at].from, requests, p, fm.walkFrom[at].fit)
 	fm.walkFrom[at].from = len(fm.removed)
 	if n != nil {
 		fm.walkFrom[at].from = n.index
@@ -490,9 +497,9 @@ func classSlot(from []classFrom, last int, class string) int {
 
 // firstFitFrom is firstFit over the nodes from position from on; fit, the class's when p has
 // one, answers for the nodes the class asked before.
-func (fm *firstMoves) firstFitFrom(from int, p *podInfo, fit *classFit) *existingNode {
+func (fm *firstMoves) firstFitFrom(from int, requests resources.Vector, p *podInfo, fit *classFit) *existingNode {
 	var found *existingNode
-	fm.s.existingFree.EachFrom(from, p.requests, func(i int) bool {
+	fm.s.existingFree.EachFrom(from, requests, func(i int) bool {
 		if fm.removed[i] {
 			return false
 		}
@@ -500,7 +507,7 @@ func (fm *firstMoves) firstFitFrom(from int, p *podInfo, fit *classFit) *existin
 		if taken := fm.taken[i]; taken != nil {
 			copy(fm.used, n.used)
 			fm.used.Add(taken)
-			if !resources.FitsSum(fm.used, p.requests, n.allocatable) {
+			if !resources.FitsSum(fm.used, requests, n.allocatable) {
 				return false
 			}
 		}

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/internal/resources"
 	"github.com/nodeplan/nodeplan/topology"
 	"github.com/nodeplan/nodeplan/volume"
 )
@@ -20,6 +21,12 @@ type leavingPods struct {
 	// orderKey the plain ones). They are copies of the pod memo's, made once per node, which
 	// the walks only read (a plain pod never relaxes).
 	queued []*podInfo
+	// sizes, classes and requests are the queued pods' queueSize, memoClass and requests, side
+	// by side in queue order: a walk reads them pod after pod, and a queued pod itself only on
+	// a tie of sizes, for a new class, or where it stops or waits.
+	sizes    [][2]int64
+	classes  []string
+	requests []resources.Vector
 	// keys are all their names, and hashes their keyHash.
 	keys   []string
 	hashes []uint64
@@ -68,6 +75,12 @@ func (c *Cluster) leavingOf(b *base, i int, policy PreferencePolicy) *leavingPod
 		l.queued = append(l.queued, cp)
 	}
 	slices.SortFunc(l.queued, comparePlain)
+	l.sizes = make([][2]int64, len(l.queued))
+	l.classes = make([]string, len(l.queued))
+	l.requests = make([]resources.Vector, len(l.queued))
+	for k, p := range l.queued {
+		l.sizes[k], l.classes[k], l.requests[k] = queueSize(p), p.memoClass, p.requests
+	}
 	facts.leaving[slot].Store(l)
 	return l
 }

@@ -3,50 +3,71 @@ package scheduling
 // displacedQueue merges the removed nodes' displaced pods into queue order, one at a time:
 // the walk usually ends after a few of them.
 type displacedQueue struct {
-	lists [][]*podInfo // each in queue order; a heap by head when there are several
+	runs []queueRun // each in queue order; a heap by head when there are several
+}
+
+// queueRun is a removed node's displaced pods from position at on.
+type queueRun struct {
+	l  *leavingPods
+	at int
 }
 
 func (q *displacedQueue) start(leaving []*leavingPods) {
-	clear(q.lists)
-	q.lists = q.lists[:0]
+	clear(q.runs)
+	q.runs = q.runs[:0]
 	for _, l := range leaving {
 		if len(l.queued) > 0 {
-			q.lists = append(q.lists, l.queued)
+			q.runs = append(q.runs, queueRun{l: l})
 		}
 	}
-	for i := len(q.lists)/2 - 1; i >= 0; i-- {
+	for i := len(q.runs)/2 - 1; i >= 0; i-- {
 		q.down(i)
 	}
 }
 
-// next returns the next pod in queue order, nil when none is left.
-func (q *displacedQueue) next() *podInfo {
-	if len(q.lists) == 0 {
-		return nil
+// next returns the next pod in queue order as its node's list and position in it, a nil
+// list when none is left.
+func (q *displacedQueue) next() (*leavingPods, int) {
+	if len(q.runs) == 0 {
+		return nil, 0
 	}
-	p := q.lists[0][0]
-	if q.lists[0] = q.lists[0][1:]; len(q.lists[0]) == 0 {
-		last := len(q.lists) - 1
-		q.lists[0], q.lists[last] = q.lists[last], nil
-		q.lists = q.lists[:last]
+	head := &q.runs[0]
+	l, k := head.l, head.at
+	if head.at++; head.at == len(l.queued) {
+		last := len(q.runs) - 1
+		q.runs[0], q.runs[last] = q.runs[last], queueRun{}
+		q.runs = q.runs[:last]
 	}
 	q.down(0)
-	return p
+	return l, k
 }
 
-// down moves the list at i down the heap to where its head belongs.
+// before reports whether run a's head comes before run b's: by size (cpu, then memory,
+// largest first), read side by side, and only on a tie by the pods themselves.
+func (a queueRun) before(b queueRun) bool {
+	sa, sb := a.l.sizes[a.at], b.l.sizes[b.at]
+	switch {
+	case sa[0] != sb[0]:
+		return sa[0] > sb[0]
+	case sa[1] != sb[1]:
+		return sa[1] > sb[1]
+	}
+	return comparePlain(a.l.queued[a.at], b.l.queued[b.at]) < 0
+}
+
+// down moves the run at i down the heap to where its head belongs.
 func (q *displacedQueue) down(i int) {
 	for {
 		least := i
 		for _, c := range [2]int{2*i + 1, 2*i + 2} {
-			if c < len(q.lists) && comparePlain(q.lists[c][0], q.lists[least][0]) < 0 {
+			if c < len(q.runs) && q.runs[c].before(q.runs[least]) {
 				least = c
 			}
 		}
 		if least == i {
 			return
 		}
-		q.lists[i], q.lists[least] = q.lists[least], q.lists[i]
+		q.runs[i], q.runs[least] = q.runs[least], q.runs[i]
 		i = least
 	}
 }
