@@ -384,3 +384,38 @@ func TestSimulateDisplacedPodAsksForANewResource(t *testing.T) {
 		require.Equal(t, scheduling.Placement{Pod: in.ExistingNodes[0].Pods[1], Key: "default/fpga-0", NodeClaim: -1}, last, "placed nowhere")
 	}
 }
+
+// TestApplyPodsWithANewResource applies changes that bring a resource the prepared cluster
+// never saw: a pod added (which stays pending), then a plan of the caller's that puts that
+// pod on an existing node. Each time the next state is prepared anew with the resource, so
+// later what-ifs plan what Solve plans for the same input.
+func TestApplyPodsWithANewResource(t *testing.T) {
+	c, err := scheduling.Prepare(twoNodeCluster())
+	require.NoError(t, err)
+	fpga := tb.Pod("fpga-0").CPU("100m").Request("example.com/fpga", "1").Obj()
+	add := scheduling.Change{AddPods: []*corev1.Pod{fpga}}
+	plan, err := c.Simulate(add, scheduling.Options{})
+	require.NoError(t, err)
+	require.NoError(t, c.Apply(add, plan))
+	sameAsSolve := func(what string) {
+		t.Helper()
+		want, err := scheduling.Solve(c.Input())
+		require.NoError(t, err)
+		got, err := c.Simulate(scheduling.Change{}, scheduling.Options{})
+		require.NoError(t, err)
+		require.Equal(t, render(want), render(got), what)
+		require.Len(t, got.Unschedulable, 1, what)
+		require.Contains(t, got.Unschedulable[0].Reason, "example.com/fpga", what)
+	}
+	sameAsSolve("pending")
+
+	// A node that takes it, as a plan from elsewhere may say (n1 has no FPGA, but the pod runs
+	// there now): the state counts its request, and pods that ask for one find none left.
+	require.NoError(t, c.Apply(scheduling.Change{}, scheduling.Plan{ExistingNodes: []scheduling.ExistingPlacement{{Name: "n1", Pods: []string{"default/fpga-0"}}}}))
+	more := tb.Pod("fpga-1").CPU("100m").Request("example.com/fpga", "1").Obj()
+	plan, err = c.Simulate(scheduling.Change{AddPods: []*corev1.Pod{more}}, scheduling.Options{})
+	require.NoError(t, err)
+	require.Len(t, plan.Unschedulable, 1)
+	require.Equal(t, "default/fpga-1", plan.Unschedulable[0].Pod)
+	require.Contains(t, plan.Unschedulable[0].Reason, "example.com/fpga")
+}
