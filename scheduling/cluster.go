@@ -326,9 +326,8 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		}
 	}
 	changedNodes := map[*ExistingNode]bool{}
-	// What the state did not hold: the pods the plan puts on its nodes and the new nodes.
-	var placed []*corev1.Pod
-	var added []*ExistingNode
+	// covered is whether the dimensions cover what the state did not hold (see coversNode).
+	covered := c.prep.dims.CoversPods(change.AddPods)
 	for _, placement := range plan.ExistingNodes {
 		i, ok := index[placement.Name]
 		if !ok {
@@ -342,7 +341,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		copied.Pods = append(slices.Clip(copied.Pods), pods...)
 		nodes[i] = &copied
 		changedNodes[&copied] = true
-		placed = append(placed, pods...)
+		covered = covered && c.prep.dims.CoversPods(pods)
 	}
 	// A removed node's name stays reserved, so that a name means one node for the Cluster's
 	// whole life (and its clones', which copy the input).
@@ -369,7 +368,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		nodes = append(nodes, en)
 		index[nc.Name] = len(nodes) - 1
 		changedNodes[en] = true
-		added = append(added, en)
+		covered = covered && c.prep.coversNode(en)
 	}
 	in.ExistingNodes = nodes
 	if pending != nil { // else the plan placed no pod: every one is still pending
@@ -382,7 +381,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		in.Pods = stillPending
 	}
 	changes := nodesChanged(c.in.ExistingNodes, in.ExistingNodes)
-	prep, err := c.prep.after(changes, in, changedNodes, c.prep.coversBrought(change, placed, added))
+	prep, err := c.prep.after(changes, in, changedNodes, covered)
 	if err != nil {
 		return err
 	}
@@ -400,7 +399,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 // after is the prepared state for in, the cluster after a change and its plan (changes the
 // nodes that differ from the state's): NodePools, DaemonSets and dimensions are kept, and of the nodes only
 // those the change or plan touched are converted again; everything is prepared anew unless
-// the dimensions cover what the change brought (covered, see coversBrought). The conversions are updated in place when
+// the dimensions cover what the change brought (covered, see coversNode). The conversions are updated in place when
 // the state owns them (a replay's Cluster, never cloned, applies a change every few seconds,
 // and copying the map of every node's conversion cost more than the change), else copied.
 func (prep *prepared) after(changes nodeChanges, in Input, changedNodes map[*ExistingNode]bool, covered bool) (*prepared, error) {
@@ -432,23 +431,15 @@ func (prep *prepared) after(changes nodeChanges, in Input, changedNodes map[*Exi
 	return &next, nil
 }
 
-// coversBrought reports whether the dimensions cover what a change and its plan bring to a
-// state they cover: the pods the change adds, the pending pods the plan puts on existing
-// nodes, and the plan's new nodes with their pods. Nothing else is new. A node that gains
-// pods keeps its node object, and its other pods were covered with it; a node the change
-// empties of some pods, or initializes, keeps what it had; pods that leave a node go
-// pending as they were. So a replay's Apply reads the few pods that moved, not every pod of
-// every node that took one.
-func (prep *prepared) coversBrought(change Change, placed []*corev1.Pod, added []*ExistingNode) bool {
-	if !prep.dims.CoversPods(change.AddPods) || !prep.dims.CoversPods(placed) {
-		return false
-	}
-	for _, en := range added {
-		if !prep.dims.CoversPods(en.Pods) || !prep.dims.Covers(en.Node.Status.Capacity) || !prep.dims.Covers(en.Node.Status.Allocatable) {
-			return false
-		}
-	}
-	return true
+// coversNode reports whether the dimensions cover a node a plan adds: its pods, capacity and
+// allocatable. Apply checks the dimensions against what a change and its plan bring to a
+// state they cover, and nothing else is new: the pods the change adds, the pending pods the
+// plan puts on existing nodes, and the plan's new nodes. A node that gains pods keeps its node
+// object, and its other pods were covered with it; a node the change empties of some pods, or
+// initializes, keeps what it had; pods that leave a node go pending as they were. So a
+// replay's Apply reads the few pods that moved, not every pod of every node that took one.
+func (prep *prepared) coversNode(en *ExistingNode) bool {
+	return prep.dims.CoversPods(en.Pods) && prep.dims.Covers(en.Node.Status.Capacity) && prep.dims.Covers(en.Node.Status.Allocatable)
 }
 
 // afterInPlace is after for a state that owns its conversions: the nodes that came are
