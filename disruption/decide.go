@@ -164,6 +164,10 @@ func newDecider(in Input) (*decider, error) {
 	}
 	var bound []*corev1.Pod
 	seen := make(map[string]bool, len(in.Nodes))
+	var kept []memoEntry // what the memo keeps of each node, and the pod list it holds for it
+	if memo != nil {
+		kept = memo.entries(len(in.Nodes))
+	}
 	for i, n := range in.Nodes {
 		if n == nil || n.Node == nil {
 			return nil, fmt.Errorf("nodes[%d]: node is nil", i)
@@ -175,7 +179,12 @@ func newDecider(in Input) (*decider, error) {
 			return nil, fmt.Errorf("node %q is given twice", n.Node.Name)
 		}
 		seen[n.Node.Name] = true
-		if !memo.knownList(n.Pods) { // a list the memo holds was looked at before
+		var held *sortedPods
+		if memo != nil {
+			held = memo.heldList(n.Pods)
+			kept[i].held = held
+		}
+		if held == nil { // a list the memo holds was looked at before
 			for j, p := range n.Pods {
 				if p == nil {
 					return nil, fmt.Errorf("node %s: pods[%d] is nil", n.Node.Name, j)
@@ -196,10 +205,6 @@ func newDecider(in Input) (*decider, error) {
 	// Nodes are classified on every core (classify only reads the decision and the memo),
 	// then indexed, and what the memo keeps of them stored, in input order.
 	d.nodes = make([]*nodeState, len(in.Nodes))
-	var kept []memoEntry
-	if d.driftMemo != nil {
-		kept = d.driftMemo.entries(len(in.Nodes))
-	}
 	var states []nodeState // one array for the decision's nodes
 	states, d.states = d.driftMemo.nodeStates(len(in.Nodes))
 	classify := func(from, to int) {

@@ -365,15 +365,18 @@ func (m *Memo) endDrift(nodes int) {
 	}
 }
 
-// knownList reports whether pods is a node's list of pods the memo holds (see classified):
-// a list given to an earlier decision, which it found without a nil pod, and which is
-// never modified afterwards. False for a nil Memo.
-func (m *Memo) knownList(pods []*corev1.Pod) bool {
-	if m == nil || len(pods) == 0 {
-		return false
+// heldList returns what the memo holds of pods when pods is a node's list of pods it holds
+// (see classified): a list given to an earlier decision, which it found without a nil pod,
+// and which is never modified afterwards; nil otherwise. The decision looks each node's list
+// up once, when it checks the pods, and classify takes what it found (memoEntry.held).
+func (m *Memo) heldList(pods []*corev1.Pod) *sortedPods {
+	if len(pods) == 0 {
+		return nil
 	}
-	was := m.sorted[pods[0]]
-	return was != nil && sameList(was.given, pods)
+	if was := m.sorted[pods[0]]; was != nil && sameList(was.given, pods) {
+		return was
+	}
+	return nil
 }
 
 // classified returns a node's pods as classify keeps them (see podLists), in the entry the
@@ -383,14 +386,14 @@ func (m *Memo) knownList(pods []*corev1.Pod) bool {
 // between beginDrift and endDrift; it only reads the memo, so nodes are classified in
 // parallel. An entry it makes anew is fresh; one it returns from the memo is shared with
 // the memo and only read until keepEntry (a decision classifies each node once, but a pod
-// given on two nodes would share an entry).
-func (m *Memo) classified(node string, pods []*corev1.Pod) (s *sortedPods, fresh bool) {
+// given on two nodes would share an entry). was is what the memo held of pods when the
+// decision began (heldList).
+func (m *Memo) classified(node string, pods []*corev1.Pod, was *sortedPods) (s *sortedPods, fresh bool) {
 	if len(pods) == 0 {
 		return nil, false
 	}
-	was := m.sorted[pods[0]]
 	switch {
-	case was == nil || !sameList(was.given, pods):
+	case was == nil:
 		s = &sortedPods{given: pods, sorted: slices.Clone(pods)}
 		sortPods(s.sorted)
 	case m.NamesChanges && !m.changed[node]:
@@ -411,6 +414,8 @@ type memoEntry struct {
 	fresh     bool
 	seen      *nodeSeen
 	seenFresh bool
+	// held is what the memo held of the node's pods when the decision began (heldList).
+	held *sortedPods
 }
 
 // seen returns what the memo holds of a node object (see nodeSeen), made anew (fresh) when

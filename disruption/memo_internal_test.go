@@ -167,7 +167,7 @@ func TestMemoStillRefusesANilPod(t *testing.T) {
 	in.Pools, in.Memo = pools, &Memo{}
 	_, err = Decide(in)
 	require.NoError(t, err)
-	require.True(t, in.Memo.knownList(node.Pods), "the list is held")
+	require.NotNil(t, in.Memo.heldList(node.Pods), "the list is held")
 
 	withNil := *node
 	withNil.Pods = []*corev1.Pod{web, nil}

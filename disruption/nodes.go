@@ -156,7 +156,7 @@ func (d *decider) classify(n *nodeState, in *Node, kept *memoEntry) *nodeState {
 	var lists podLists
 	var alloc vec
 	if m := d.driftMemo; m != nil {
-		n.kept.pods, n.kept.fresh = m.classified(n.name, in.Pods)
+		n.kept.pods, n.kept.fresh = m.classified(n.name, in.Pods, n.kept.held)
 		if n.kept.pods != nil {
 			lists = n.kept.pods.lists // shared with the next decision: only read
 			n.podFacts = n.kept.pods.facts
