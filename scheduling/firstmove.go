@@ -388,7 +388,7 @@ func (fm *firstMoves) comesBefore(i int, d *podInfo, size [2]int64) bool {
 		return own[1] > size[1]
 	}
 	p := fm.pending[i]
-	return compareQueued(p, d, p.orderKey, d.plainOrderKey) < 0
+	return compareTied(p, d, p.orderKey, d.plainOrderKey) < 0
 }
 
 // clashes reports whether a pod of l has a pending pod's name.

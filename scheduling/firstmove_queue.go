@@ -52,7 +52,8 @@ func (a queueRun) before(b queueRun) bool {
 	case sa[1] != sb[1]:
 		return sa[1] > sb[1]
 	}
-	return comparePlain(a.l.queued[a.at], b.l.queued[b.at]) < 0
+	pa, pb := a.l.queued[a.at], b.l.queued[b.at]
+	return compareTied(pa, pb, pa.plainOrderKey, pb.plainOrderKey) < 0
 }
 
 // down moves the run at i down the heap to where its head belongs.

@@ -172,6 +172,16 @@ func TestFirstMoveLeavesTheRestToTheSolve(t *testing.T) {
 		filler:  "2900m",
 		pending: []*corev1.Pod{tb.Pod("late").CPU("500m").Obj()},
 	}, {
+		name:     "a pending pod like the displaced one, queued first by its name, takes the room",
+		filler:   "2900m",
+		pending:  []*corev1.Pod{webPod("web-0", "1")},
+		stopped:  "default/web-1 c-starting",
+		answered: true,
+	}, {
+		name:    "one queued after it by its name leaves it the room",
+		filler:  "2900m",
+		pending: []*corev1.Pod{webPod("web-2", "1")},
+	}, {
 		name:     "a pending pod queued first lands on the removed node as the cluster is, elsewhere without it",
 		pending:  []*corev1.Pod{tb.Pod("mid").CPU("2").Obj()},
 		stopped:  "default/web-1 c-starting",

@@ -49,6 +49,12 @@ func compareQueued(a, b *podInfo, aKey, bKey string) int {
 	} else if decided {
 		return 1
 	}
+	return compareTied(a, b, aKey, bKey)
+}
+
+// compareTied is compareQueued of two pods whose cpu and memory requests are the same, which
+// a caller that has them side by side knows without reading the pods.
+func compareTied(a, b *podInfo, aKey, bKey string) int {
 	if c := strings.Compare(aKey, bKey); c != 0 {
 		return c
 	}
