@@ -37,43 +37,74 @@ func firstSuccess[R any](s *simulator, n int, eval func(*scheduling.Cluster, int
 		}
 		return results, done, -1
 	}
-	var (
-		next   atomic.Int64
-		best   atomic.Int64 // lowest successful index, n when none yet
-		wg     sync.WaitGroup
-		worker = func(cluster *scheduling.Cluster) {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || int64(i) > best.Load() {
-					return
-				}
-				r, ok := eval(cluster, i)
-				results[i], done[i] = r, true
-				if ok {
-					for {
-						b := best.Load()
-						if int64(i) >= b || best.CompareAndSwap(b, int64(i)) {
-							break
-						}
-					}
-				}
+	q := &itemQueue{next: 1, best: n, n: n}
+	q.idle.L = &q.mu
+	worker := func(cluster *scheduling.Cluster) {
+		for {
+			i, ok := q.claim()
+			if !ok {
+				return
 			}
+			r, ok := eval(cluster, i)
+			results[i], done[i] = r, true
+			q.finish(i, ok)
 		}
-	)
-	next.Store(1)
-	best.Store(int64(n))
-	wg.Add(workers)
+	}
 	for _, cluster := range s.workerClusters(workers - 1) {
 		go worker(cluster)
 	}
 	worker(s.cluster)
-	wg.Wait()
-	first := int(best.Load())
-	if first == n {
-		first = -1
+	return results, done, q.wait()
+}
+
+// itemQueue hands firstSuccess's items out in order. The caller waits for the items a worker
+// took, not for the worker: one woken late (a goroutine starts some 0.2 ms after it is made,
+// on this kind of host), once every item is taken or one succeeded, takes none and touches
+// nothing.
+type itemQueue struct {
+	mu   sync.Mutex
+	idle sync.Cond // signalled when no item taken is under way
+	// next is the next item to take; best the lowest that succeeded (n when none yet);
+	// working counts the items taken and not finished.
+	next, best, working, n int
+}
+
+// claim takes the next item, false when none is left or one before it succeeded.
+func (q *itemQueue) claim() (int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	i := q.next
+	if i >= q.n || i > q.best {
+		return 0, false
 	}
-	return results, done, first
+	q.next++
+	q.working++
+	return i, true
+}
+
+// finish records that item i was evaluated, and whether it succeeded.
+func (q *itemQueue) finish(i int, ok bool) {
+	q.mu.Lock()
+	if ok && i < q.best {
+		q.best = i
+	}
+	if q.working--; q.working == 0 {
+		q.idle.Broadcast()
+	}
+	q.mu.Unlock()
+}
+
+// wait returns, once every item taken is evaluated, the first that succeeded, or -1.
+func (q *itemQueue) wait() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.working > 0 {
+		q.idle.Wait()
+	}
+	if q.best == q.n {
+		return -1
+	}
+	return q.best
 }
 
 // ahead simulates the sets a prefix search tries next while its tries keep failing (most
@@ -95,6 +126,9 @@ type ahead struct {
 	next     *atomic.Int64
 	stop     *atomic.Bool
 	finished chan struct{}
+	// started is set once the worker runs: end waits only for a worker that may be
+	// simulating (one made last may start some 0.2 ms later, and then only sees it is done).
+	started *atomic.Bool
 }
 
 // newAhead returns the lookahead of a prefix search, nil with a single worker.
@@ -127,10 +161,11 @@ func (a *ahead) follow(chain [][]*nodeState) {
 	for i := range a.done {
 		a.done[i] = make(chan struct{})
 	}
-	a.next, a.stop, a.finished = &atomic.Int64{}, &atomic.Bool{}, make(chan struct{})
-	next, stop, finished := a.next, a.stop, a.finished
+	a.next, a.stop, a.finished, a.started = &atomic.Int64{}, &atomic.Bool{}, make(chan struct{}), &atomic.Bool{}
+	next, stop, finished, started := a.next, a.stop, a.finished, a.started
 	go func() {
 		defer close(finished)
+		started.Store(true) // before stop is read: see end
 		for !stop.Load() && a.take(next, a.cluster) {
 		}
 	}()
@@ -180,6 +215,10 @@ func (a *ahead) end() {
 		return
 	}
 	a.stop.Store(true)
-	<-a.finished
-	a.sets, a.keys, a.done, a.next, a.stop, a.finished = nil, nil, nil, nil, nil, nil
+	// A worker not started yet reads stop once it starts, after it sets started, and so takes
+	// no set and leaves the cluster alone: only one that started may be simulating.
+	if a.started.Load() {
+		<-a.finished
+	}
+	a.sets, a.keys, a.done, a.next, a.stop, a.finished, a.started = nil, nil, nil, nil, nil, nil, nil
 }
