@@ -715,18 +715,14 @@ func (s *solver) placeOnExistingNode(p *podInfo, traced bool) bool {
 // firstExisting returns the first existing node, in rank order, that takes p as the nodes
 // are now, nil when none does. Traced, it notes each node tried and how many it skipped.
 func (s *solver) firstExisting(p *podInfo, traced bool) *existingNode {
-	return s.firstExistingFrom(0, p, traced, nil)
+	return s.firstExistingFrom(0, p, traced)
 }
 
-// firstExistingFrom is firstExisting over the nodes from position from on; skip, when set,
-// leaves out the nodes it names by index.
-func (s *solver) firstExistingFrom(from int, p *podInfo, traced bool, skip func(i int) bool) *existingNode {
+// firstExistingFrom is firstExisting over the nodes from position from on.
+func (s *solver) firstExistingFrom(from int, p *podInfo, traced bool) *existingNode {
 	tried := 0
 	var found *existingNode
 	s.existingFree.EachFrom(from, p.requests, func(i int) bool {
-		if skip != nil && skip(i) {
-			return false
-		}
 		n := s.byIndex[i]
 		tried++
 		if r := s.tryExisting(n, p, traced); r.failed() {
@@ -785,7 +781,7 @@ func (s *solver) placeOnExisting(queue []*podInfo) []*podInfo {
 			at = len(from)
 			from = append(from, classFrom{class: p.memoClass})
 		}
-		n := s.firstExistingFrom(from[at].from, p, false, nil)
+		n := s.firstExistingFrom(from[at].from, p, false)
 		if n == nil {
 			from[at].from = len(s.byIndex)
 			rest = append(rest, p)
