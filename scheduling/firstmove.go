@@ -381,11 +381,8 @@ func queueSize(p *podInfo) [2]int64 {
 // in queue order (compareQueued), reading the pending pod's size from pendingSizes and its
 // keys only on a tie.
 func (fm *firstMoves) comesBefore(i int, d *podInfo, size [2]int64) bool {
-	switch own := fm.pendingSizes[i]; {
-	case own[0] != size[0]:
-		return own[0] > size[0]
-	case own[1] != size[1]:
-		return own[1] > size[1]
+	if c := compareSizes(fm.pendingSizes[i], size); c != 0 {
+		return c < 0
 	}
 	p := fm.pending[i]
 	return compareTied(p, d, p.orderKey, d.plainOrderKey) < 0

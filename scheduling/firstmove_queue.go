@@ -45,12 +45,8 @@ func (q *displacedQueue) next() (*leavingPods, int) {
 // before reports whether run a's head comes before run b's: by size (cpu, then memory,
 // largest first), read side by side, and only on a tie by the pods themselves.
 func (a queueRun) before(b queueRun) bool {
-	sa, sb := a.l.sizes[a.at], b.l.sizes[b.at]
-	switch {
-	case sa[0] != sb[0]:
-		return sa[0] > sb[0]
-	case sa[1] != sb[1]:
-		return sa[1] > sb[1]
+	if c := compareSizes(a.l.sizes[a.at], b.l.sizes[b.at]); c != 0 {
+		return c < 0
 	}
 	pa, pb := a.l.queued[a.at], b.l.queued[b.at]
 	return compareTied(pa, pb, pa.plainOrderKey, pb.plainOrderKey) < 0

@@ -61,6 +61,15 @@ func compareTied(a, b *podInfo, aKey, bKey string) int {
 	return strings.Compare(a.key, b.key)
 }
 
+// compareSizes is largerFirst on two queueSizes, as a comparison: negative when a comes
+// first, 0 when they tie.
+func compareSizes(a, b [2]int64) int {
+	if c := cmp.Compare(b[0], a[0]); c != 0 {
+		return c
+	}
+	return cmp.Compare(b[1], a[1])
+}
+
 // largerFirst orders two pods' requests by cpu, then memory, largest first; decided is false
 // when both are equal.
 func largerFirst(a, b resources.Vector) (less, decided bool) {
