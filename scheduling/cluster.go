@@ -325,7 +325,6 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 			index[en.Node.Name] = i
 		}
 	}
-	changedNodes := map[*ExistingNode]bool{}
 	// covered is whether the dimensions cover what the state did not hold (see coversNode).
 	covered := c.prep.dims.CoversPods(change.AddPods)
 	for _, placement := range plan.ExistingNodes {
@@ -340,7 +339,6 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		copied := *nodes[i]
 		copied.Pods = append(slices.Clip(copied.Pods), pods...)
 		nodes[i] = &copied
-		changedNodes[&copied] = true
 		covered = covered && c.prep.dims.CoversPods(pods)
 	}
 	// A removed node's name stays reserved, so that a name means one node for the Cluster's
@@ -367,7 +365,6 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		en.Pods = append(en.Pods, c.daemonPodsFor(en)...)
 		nodes = append(nodes, en)
 		index[nc.Name] = len(nodes) - 1
-		changedNodes[en] = true
 		covered = covered && c.prep.coversNode(en)
 	}
 	in.ExistingNodes = nodes
@@ -381,7 +378,7 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 		in.Pods = stillPending
 	}
 	changes := nodesChanged(c.in.ExistingNodes, in.ExistingNodes)
-	prep, err := c.prep.after(changes, in, changedNodes, covered)
+	prep, err := c.prep.after(changes, in, covered)
 	if err != nil {
 		return err
 	}
@@ -397,12 +394,14 @@ func (c *Cluster) Apply(change Change, plan Plan) error {
 }
 
 // after is the prepared state for in, the cluster after a change and its plan (changes the
-// nodes that differ from the state's): NodePools, DaemonSets and dimensions are kept, and of the nodes only
-// those the change or plan touched are converted again; everything is prepared anew unless
-// the dimensions cover what the change brought (covered, see coversNode). The conversions are updated in place when
-// the state owns them (a replay's Cluster, never cloned, applies a change every few seconds,
-// and copying the map of every node's conversion cost more than the change), else copied.
-func (prep *prepared) after(changes nodeChanges, in Input, changedNodes map[*ExistingNode]bool, covered bool) (*prepared, error) {
+// nodes that differ from the state's): NodePools, DaemonSets and dimensions are kept, and of
+// the nodes only those the change or plan touched are converted again (a node it touched is
+// a new ExistingNode, which no conversion is kept for); everything is prepared anew unless
+// the dimensions cover what the change brought (covered, see coversNode). The conversions
+// are updated in place when the state owns them (a replay's Cluster, never cloned, applies a
+// change every few seconds, and copying the map of every node's conversion cost more than
+// the change), else copied.
+func (prep *prepared) after(changes nodeChanges, in Input, covered bool) (*prepared, error) {
 	if !covered {
 		return prepare(in)
 	}
@@ -418,7 +417,7 @@ func (prep *prepared) after(changes nodeChanges, in Input, changedNodes map[*Exi
 		if en == nil || en.Node == nil || en.Node.Name == "" {
 			continue
 		}
-		if tmpl, ok := prep.existing[en]; ok && !changedNodes[en] {
+		if tmpl, ok := prep.existing[en]; ok {
 			next.existing[en] = tmpl
 			continue
 		}
