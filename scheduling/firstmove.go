@@ -372,11 +372,6 @@ func (fm *firstMoves) walk(c *Cluster, change Change, waiting bool) bool {
 	return true
 }
 
-// queueSize is a pod's cpu and memory requests, which the queue orders by first (largerFirst).
-func queueSize(p *podInfo) [2]int64 {
-	return [2]int64{p.requests[resources.CPU], p.requests[resources.Memory]}
-}
-
 // comesBefore reports whether pending pod i comes before displaced pod d (of queueSize size)
 // in queue order (compareQueued), reading the pending pod's size from pendingSizes and its
 // keys only on a tie.

@@ -60,8 +60,8 @@ func (k *karpenterState) useAlternative(p *podInfo, i int) {
 func sortPodsKarpenter(pods []*podInfo) {
 	sort.SliceStable(pods, func(i, j int) bool {
 		a, b := pods[i], pods[j]
-		if less, decided := largerFirst(a.requests, b.requests); decided {
-			return less
+		if c := compareSizes(queueSize(a), queueSize(b)); c != 0 {
+			return c < 0
 		}
 		ta, tb := a.pod.CreationTimestamp, b.pod.CreationTimestamp
 		if !ta.Equal(&tb) {

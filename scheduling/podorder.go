@@ -44,10 +44,8 @@ func sortPods(pods []*podInfo) {
 
 // compareQueued is the queue's order of a and b, whose order keys are aKey and bKey.
 func compareQueued(a, b *podInfo, aKey, bKey string) int {
-	if less, decided := largerFirst(a.requests, b.requests); decided && less {
-		return -1
-	} else if decided {
-		return 1
+	if c := compareSizes(queueSize(a), queueSize(b)); c != 0 {
+		return c
 	}
 	return compareTied(a, b, aKey, bKey)
 }
@@ -61,25 +59,19 @@ func compareTied(a, b *podInfo, aKey, bKey string) int {
 	return strings.Compare(a.key, b.key)
 }
 
-// compareSizes is largerFirst on two queueSizes, as a comparison: negative when a comes
-// first, 0 when they tie.
+// queueSize is a pod's cpu and memory requests, which the queue orders by first
+// (compareSizes).
+func queueSize(p *podInfo) [2]int64 {
+	return [2]int64{p.requests[resources.CPU], p.requests[resources.Memory]}
+}
+
+// compareSizes orders two queueSizes by cpu, then memory, largest first: negative when a
+// comes first, 0 when they tie.
 func compareSizes(a, b [2]int64) int {
 	if c := cmp.Compare(b[0], a[0]); c != 0 {
 		return c
 	}
 	return cmp.Compare(b[1], a[1])
-}
-
-// largerFirst orders two pods' requests by cpu, then memory, largest first; decided is false
-// when both are equal.
-func largerFirst(a, b resources.Vector) (less, decided bool) {
-	if a[resources.CPU] != b[resources.CPU] {
-		return a[resources.CPU] > b[resources.CPU], true
-	}
-	if a[resources.Memory] != b[resources.Memory] {
-		return a[resources.Memory] > b[resources.Memory], true
-	}
-	return false, false
 }
 
 // podOrderKey describes what places a pod, without its name: its requests, its topology rules
