@@ -497,8 +497,8 @@ func (d *decider) whyNot(n *nodeState) string {
 	if n.drifted != "" && d.winner != "" && methodBefore(d.winner, MethodDrift) {
 		return waits("drifted: " + n.drifted)
 	}
-	if n.consolidation != "" {
-		return n.consolidation
+	if n.consolidation != waitNone {
+		return d.describeWait(n)
 	}
 	if n.underutilized != "" {
 		return n.underutilized

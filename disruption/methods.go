@@ -103,7 +103,7 @@ func (d *decider) emptiness() error {
 	var cands []*nodeState
 	taken := map[string]int{}
 	for _, n := range d.ranked(func(n *nodeState) bool {
-		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == ""
+		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == waitNone
 	}) {
 		b := d.budgets[n.poolName]
 		if b.remaining(scheduling.ReasonEmpty)-taken[n.poolName] <= 0 {

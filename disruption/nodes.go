@@ -81,7 +81,7 @@ type nodeState struct {
 	pdb          string
 	// nodeDoNotDisrupt is set when the annotation is on the node itself, not on a pod.
 	nodeDoNotDisrupt bool
-	consolidation    string
+	consolidation    consolidationWait
 	underutilized    string
 	// pdbUse counts, per budget, the disruptions evicting the node's pods takes.
 	pdbUse []pdbUse
@@ -191,7 +191,7 @@ func (d *decider) classify(n *nodeState, in *Node, kept *memoEntry) *nodeState {
 	}
 	d.checkPDBs(n)
 	if n.pool != nil {
-		n.consolidation = d.consolidationBlock(n)
+		n.consolidation = d.consolidationWaitOf(n)
 		n.underutilized = underutilizedBlock(n)
 		n.drifted = d.driftReason(n)
 		n.expired = d.expiredReason(n)
@@ -486,57 +486,6 @@ func (d *decider) checkPDBs(n *nodeState) {
 			n.pdbUse = append(n.pdbUse, pdbUse{limit: l, pods: k})
 		}
 	}
-}
-
-// consolidationBlock says why consolidateAfter keeps the node from consolidation now.
-func (d *decider) consolidationBlock(n *nodeState) string {
-	if r := n.pool.Replicas; r != nil {
-		return fmt.Sprintf("NodePool %s is static (replicas %d): its nodes are never consolidated (drift and expiration still replace them)", n.poolName, *r)
-	}
-	after := n.pool.Disruption.ConsolidateAfter
-	if after == nil {
-		return fmt.Sprintf("NodePool %s has consolidateAfter: Never, so its nodes are not consolidated", n.poolName)
-	}
-	if n.in.V1alpha5 && n.pool.Disruption.ConsolidationPolicy == scheduling.ConsolidationWhenEmpty {
-		return d.emptinessTimestampBlock(n, *after)
-	}
-	if c := n.in.Consolidatable; c != nil {
-		if !*c {
-			return fmt.Sprintf("its NodeClaim is not Consolidatable yet (consolidateAfter %s has not passed since the last pod event)", after)
-		}
-		return ""
-	}
-	last := n.in.LastPodEvent
-	if last.IsZero() {
-		last = n.created
-	}
-	if last.IsZero() {
-		return ""
-	}
-	if since := d.now.Sub(last); since < 0 {
-		return fmt.Sprintf("the last pod event (%s) is after now (%s): consolidateAfter %s cannot have passed", last.UTC().Format(time.RFC3339), d.now.UTC().Format(time.RFC3339), after)
-	} else if since < *after {
-		return fmt.Sprintf("consolidateAfter %s has not passed since the last pod event (%s ago)", after, humanDuration(since))
-	}
-	return ""
-}
-
-// emptinessTimestampBlock applies a v1alpha5 Provisioner's ttlSecondsAfterEmpty: the node goes
-// that long after Karpenter marked it empty (karpenter.sh/emptiness-timestamp). An empty node
-// without the mark is being marked now, so its wait starts now; a node with pods is left to
-// underutilizedBlock.
-func (d *decider) emptinessTimestampBlock(n *nodeState, ttl time.Duration) string {
-	if !n.empty() {
-		return ""
-	}
-	marked := n.in.EmptinessTimestamp
-	if marked.IsZero() {
-		return fmt.Sprintf("the node is empty but has no karpenter.sh/emptiness-timestamp yet: Karpenter marks it now and deletes it ttlSecondsAfterEmpty (%s) later", humanDuration(ttl))
-	}
-	if since := d.now.Sub(marked); since < ttl {
-		return fmt.Sprintf("ttlSecondsAfterEmpty (%s) has not passed since Karpenter marked the node empty (karpenter.sh/emptiness-timestamp %s, %s ago)", humanDuration(ttl), marked.UTC().Format(time.RFC3339), humanDuration(max(since, 0)))
-	}
-	return ""
 }
 
 // underutilizedBlock says why the node may only be consolidated once empty.

@@ -31,7 +31,7 @@ var spotOnly = []corev1.NodeSelectorRequirement{{Key: requirements.LabelCapacity
 // are Emptiness's, under the Empty budget.
 func (d *decider) consolidationCandidates() []*nodeState {
 	return d.ranked(func(n *nodeState) bool {
-		return !n.acted && !n.empty() && n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == "" && n.underutilized == "" && n.unpriced == ""
+		return !n.acted && !n.empty() && n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == waitNone && n.underutilized == "" && n.unpriced == ""
 	})
 }
 
