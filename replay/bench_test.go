@@ -34,7 +34,7 @@ func benchCluster(tb testing.TB) disruption.Input {
 //
 // The day still takes half a minute or more on 2 cores (disruption.Decide on a cluster of
 // several hundred nodes, 4,803 times: over 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 7.5-14 s, Day32cpu 4.5-5.5 s (up to 7.6 s
+// scheduler's first round without a solve), Day16cpu 7.5-14 s, Day32cpu 4.5-5.5 s (up to 9 s
 // in the host's slowest minutes), Day32cpu10x 51-58 s (up to 67 s: the host varies by a third
 // from one hour to the next), and Day10x hours, past go test's default timeout, so they run
 // only when asked: NODEPLAN_REPLAY_DAY=1 for all but Day10x, NODEPLAN_REPLAY_DAY=10x for all,
