@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -101,7 +102,7 @@ func (h *podHomes) after(ch nodeChanges) *podHomes {
 			if a == nil || a.Node == nil {
 				continue
 			}
-			if b := before[a.Node.Name]; b != nil && b.Node == a.Node && len(a.Pods) >= len(b.Pods) && samePods(a.Pods[:len(b.Pods)], b.Pods) {
+			if b := before[a.Node.Name]; b != nil && b.Node == a.Node && len(a.Pods) >= len(b.Pods) && slices.Equal(a.Pods[:len(b.Pods)], b.Pods) {
 				had[i] = len(b.Pods)
 				delete(before, a.Node.Name) // its pods stay: not dropped
 			}
@@ -125,16 +126,6 @@ func (h *podHomes) after(ch nodeChanges) *podHomes {
 		}
 	}
 	return h
-}
-
-// samePods reports whether a and b hold the same pods in the same order.
-func samePods(a, b []*corev1.Pod) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // podHosts is ix.hostsOf(keys) for the Cluster's nodes (ix their index), read off its
