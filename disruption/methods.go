@@ -76,13 +76,22 @@ func (d *decider) budgetAllows(n *nodeState, reason string) bool {
 // pdbsAllow checks that every PodDisruptionBudget the node's pods take from still allows a
 // disruption after the commands so far, and records why not.
 func (d *decider) pdbsAllow(n *nodeState) bool {
-	for _, u := range n.pdbUse {
-		if u.limit.remaining < 1 {
-			n.block("%s after the earlier commands of this decision, and %d of its pods run on the node", u.limit.describe(), u.pods)
-			return false
-		}
+	if u := exhaustedPDB(n); u != nil {
+		n.block("%s after the earlier commands of this decision, and %d of its pods run on the node", u.limit.describe(), u.pods)
+		return false
 	}
 	return true
+}
+
+// exhaustedPDB returns the first PodDisruptionBudget use of the node's pods that no longer
+// allows a disruption, nil when every one does.
+func exhaustedPDB(n *nodeState) *pdbUse {
+	for i := range n.pdbUse {
+		if n.pdbUse[i].limit.remaining < 1 {
+			return &n.pdbUse[i]
+		}
+	}
+	return nil
 }
 
 // movedOnto reports whether earlier commands of this decision moved pods onto the node, and

@@ -88,7 +88,7 @@ func (d *decider) prefixSearch(list []*nodeState) *outcome {
 		}
 		return chain
 	}
-	ahead := d.newAhead()
+	ahead := d.newAhead(d.singleCandidates())
 	defer ahead.end()
 	// try simulates a set, whose search goes down to list[:lo] while it fails; it reports
 	// whether the set is a valid consolidation. Most tries fail: what the search would try

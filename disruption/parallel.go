@@ -115,6 +115,12 @@ func (q *itemQueue) wait() int {
 // last. When the search takes another way (a try succeeds), it follows another chain: the
 // sets under way are finished, the rest of the old chain dropped. Results are the ones
 // consolidate finds on any cluster of the decision, so decisions do not depend on it.
+//
+// Once its chain is done, while the search simulates its own try, the worker simulates the
+// single-node consolidations of the decision's candidates in rank order (see spare): grow's
+// first round and single-node consolidation run those sets next when the search finds no
+// command (most searches), and find them memoised. It stops when the search ends, after the
+// set under way.
 type ahead struct {
 	d       *decider
 	cluster *scheduling.Cluster
@@ -129,15 +135,19 @@ type ahead struct {
 	// started is set once the worker runs: end waits only for a worker that may be
 	// simulating (one made last may start some 0.2 ms later, and then only sees it is done).
 	started *atomic.Bool
+	// singles are the candidates spare simulates alone, in order; spared counts those taken.
+	singles []*nodeState
+	spared  atomic.Int64
 }
 
-// newAhead returns the lookahead of a prefix search, nil with a single worker.
-func (d *decider) newAhead() *ahead {
+// newAhead returns the lookahead of a prefix search, which simulates singles alone when it
+// has nothing else to do; nil with a single worker.
+func (d *decider) newAhead(singles []*nodeState) *ahead {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return nil
 	}
 	d.roomIndex() // read for the bounds on both workers: made here, before the worker starts
-	return &ahead{d: d, cluster: d.sim.workerClusters(1)[0]}
+	return &ahead{d: d, cluster: d.sim.workerClusters(1)[0], singles: singles}
 }
 
 // follow makes chain the sets simulated ahead: nothing changes when the chain under way goes
@@ -154,7 +164,7 @@ func (a *ahead) follow(chain [][]*nodeState) {
 		return
 	}
 	a.end()
-	if len(keys) == 0 {
+	if len(keys) == 0 && a.spared.Load() >= int64(len(a.singles)) {
 		return
 	}
 	a.sets, a.keys, a.done = chain, keys, make([]chan struct{}, len(keys))
@@ -167,6 +177,8 @@ func (a *ahead) follow(chain [][]*nodeState) {
 		defer close(finished)
 		started.Store(true) // before stop is read: see end
 		for !stop.Load() && a.take(next, a.cluster) {
+		}
+		for !stop.Load() && a.spare() {
 		}
 	}()
 }
@@ -182,6 +194,20 @@ func (a *ahead) take(next *atomic.Int64, cluster *scheduling.Cluster) bool {
 		a.d.consolidate(cluster, a.sets[i])
 	}
 	close(a.done[i])
+	return true
+}
+
+// spare simulates the next single nobody took, on the worker's cluster, unless memoised or
+// ruled out by single-node consolidation's bound; false when none is left.
+func (a *ahead) spare() bool {
+	i := int(a.spared.Add(1) - 1)
+	if i >= len(a.singles) {
+		return false
+	}
+	set := a.singles[i : i+1 : i+1]
+	if _, ok := a.d.sim.consolidated.get(orderedNames(set)); !ok && a.d.singleNodeBound(set[0], a.d.rooms) == "" {
+		a.d.consolidate(a.cluster, set)
+	}
 	return true
 }
 

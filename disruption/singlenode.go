@@ -53,3 +53,16 @@ func (d *decider) singleNode() error {
 	}
 	return nil
 }
+
+// singleCandidates are the candidates single-node consolidation would try now, in its order,
+// found without recording why the others are left out: the prefix search's worker simulates
+// them ahead (see ahead.spare).
+func (d *decider) singleCandidates() []*nodeState {
+	var cands []*nodeState
+	for _, c := range d.consolidationCandidates() {
+		if d.budgets[c.poolName].remaining(scheduling.ReasonUnderutilized) > 0 && exhaustedPDB(c) == nil {
+			cands = append(cands, c)
+		}
+	}
+	return cands
+}
