@@ -63,7 +63,8 @@ func (d *decider) multiNode() error {
 // sequential, but with a second worker the prefixes it tries next while its tries fail are
 // simulated, one after the other, while it simulates the current one (see ahead): on two
 // cores most of its simulations are off its critical path, and which prefixes it tries, so
-// the result, stays the same.
+// the result, stays the same. Once those are done, the worker simulates the single nodes that
+// grow and single-node consolidation try next.
 func (d *decider) prefixSearch(list []*nodeState) *outcome {
 	tried := map[string]bool{}
 	bounds := map[string]string{}
