@@ -63,14 +63,6 @@ func TestSingleCandidatesAreSingleNodeConsolidationsCandidates(t *testing.T) {
 				want = append(want, c)
 			}
 		}
-		require.Equal(t, names(want), names(d.singleCandidates()), "seed %d", seed)
+		require.Equal(t, orderedNames(want), orderedNames(d.singleCandidates()), "seed %d", seed)
 	}
-}
-
-func names(nodes []*nodeState) []string {
-	out := make([]string, len(nodes))
-	for i, n := range nodes {
-		out[i] = n.name
-	}
-	return out
 }
