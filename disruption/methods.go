@@ -111,9 +111,7 @@ func (d *decider) movedOnto(n *nodeState) bool {
 func (d *decider) emptiness() error {
 	var cands []*nodeState
 	taken := map[string]int{}
-	for _, n := range d.ranked(func(n *nodeState) bool {
-		return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == waitNone
-	}) {
+	for _, n := range d.ranked(emptinessCandidate) {
 		b := d.budgets[n.poolName]
 		if b.remaining(scheduling.ReasonEmpty)-taken[n.poolName] <= 0 {
 			n.blockWith(b.blockedReason(scheduling.ReasonEmpty))
@@ -132,6 +130,11 @@ func (d *decider) emptiness() error {
 		d.budgets[c.poolName].busy++
 	}
 	return nil
+}
+
+// emptinessCandidate reports whether Emptiness may delete the node, budgets aside.
+func emptinessCandidate(n *nodeState) bool {
+	return n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.empty() && n.consolidation == waitNone
 }
 
 // expiration replaces nodes older than their NodePool's expireAfter, oldest first. It is

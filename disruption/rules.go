@@ -30,9 +30,13 @@ var spotOnly = []corev1.NodeSelectorRequirement{{Key: requirements.LabelCapacity
 // consolidationCandidates are the nodes consolidation may remove, best first. Empty nodes
 // are Emptiness's, under the Empty budget.
 func (d *decider) consolidationCandidates() []*nodeState {
-	return d.ranked(func(n *nodeState) bool {
-		return !n.acted && !n.empty() && n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == waitNone && n.underutilized == "" && n.unpriced == ""
-	})
+	return d.ranked(func(n *nodeState) bool { return !n.acted && consolidationCandidate(n) })
+}
+
+// consolidationCandidate reports whether consolidation may remove the node, budgets and the
+// decision's earlier commands aside.
+func consolidationCandidate(n *nodeState) bool {
+	return !n.empty() && n.hard == "" && n.nominated == "" && n.doNotDisrupt == "" && n.pdb == "" && n.consolidation == waitNone && n.underutilized == "" && n.unpriced == ""
 }
 
 // consolidate simulates removing set on cluster and says why the outcome is not a valid
