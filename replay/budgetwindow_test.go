@@ -48,7 +48,7 @@ func TestBudgetWindowClosingWhileIdle(t *testing.T) {
 				}
 			}
 			require.Len(t, disrupt, 1)
-			require.Equal(t, at(tc.replace), disrupt[0].Time)
+			require.Equal(t, at(tc.replace).Add(disruption.CommandValidationDelay), disrupt[0].Time, "started once validated")
 			require.Equal(t, "underutilized", disrupt[0].Reason)
 			for _, d := range decided {
 				if d.After(at(11*time.Minute)) && d.Before(at(tc.replace)) {

@@ -54,8 +54,8 @@ func (s *sim) disrupt() error {
 		return nil // superseded by an earlier tick
 	}
 	s.disruptAt = time.Time{}
-	if !s.disruptDirty {
-		return nil
+	if !s.disruptDirty || s.held != nil {
+		return nil // a command awaiting validation blocks the loop, which looks again after it
 	}
 	s.disruptDirty = false
 	if err := s.flush(); err != nil {
@@ -86,9 +86,13 @@ func (s *sim) disrupt() error {
 	if s.opts.Observe != nil {
 		s.opts.Observe(Observation{Time: s.now, Disruption: &in, Decisions: &decisions})
 	}
-	for _, c := range decisions.Commands {
-		if err := s.startCommand(c); err != nil {
-			return err
+	if held := consolidation(decisions.Commands); held {
+		s.hold(decisions.Commands)
+	} else {
+		for _, c := range decisions.Commands {
+			if err := s.startCommand(c); err != nil {
+				return err
+			}
 		}
 	}
 	drifting := false

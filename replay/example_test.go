@@ -10,8 +10,9 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// A web Deployment runs four replicas for an hour, then two: consolidation replaces the
-// large node by a smaller one five minutes (consolidateAfter) after the scale-down.
+// A web Deployment runs four replicas for an hour, then two: consolidation decides to replace
+// the large node by a smaller one five minutes (consolidateAfter) after the scale-down, and
+// starts the command once it is validated, 15 s later.
 func Example() {
 	tr, err := replay.ReadTrace([]byte(`
 kind: Events
@@ -49,7 +50,7 @@ events:
 	fmt.Printf("$%.4f over %s, %d pods evicted\n", res.Summary.TotalCost, res.End.Sub(res.Start), res.Summary.PodsEvicted)
 	// Output:
 	// 09:00:01 launch  [default-1] []
-	// 10:05:00 disrupt SingleNodeConsolidation [default-1] [default-2]
-	// 10:06:30 delete  [default-1] []
-	// $0.2151 over 1h6m30s, 2 pods evicted
+	// 10:05:15 disrupt SingleNodeConsolidation [default-1] [default-2]
+	// 10:06:45 delete  [default-1] []
+	// $0.2159 over 1h6m45s, 2 pods evicted
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/replay"
 )
 
@@ -29,7 +30,7 @@ func TestReplacementRoomIsKeptForTheCandidatesPods(t *testing.T) {
 			disrupt = d
 		}
 	}
-	require.Equal(t, at(11*time.Minute), disrupt.Time, "the large node is replaced by a small one")
+	require.Equal(t, at(11*time.Minute).Add(disruption.CommandValidationDelay), disrupt.Time, "the large node is replaced by a small one, once the command is validated")
 	require.Len(t, disrupt.Replacements, 1)
 	require.Len(t, launches, 2, "the first node, then one for the newcomer; none for the evicted pods")
 	require.Equal(t, at(11*time.Minute+21*time.Second), launches[1].Time, "the newcomer's node is launched with its batch")

@@ -85,10 +85,14 @@ const (
 	DecisionFail      = "fail"
 	DecisionDelete    = "delete"
 	DecisionMark      = "mark"
+	// DecisionAbandon is a consolidation command found no longer valid when it was
+	// validated, disruption.CommandValidationDelay after it was decided; its Reason says why.
+	DecisionAbandon = "abandon"
 )
 
-// Decision is one thing the loops did: provisioning launched nodes, disruption started a
-// command, a node was interrupted, failed or deleted, or the trace marked a moment.
+// Decision is one thing the loops did: provisioning launched nodes, disruption started or
+// abandoned a command, a node was interrupted, failed or deleted, or the trace marked a
+// moment.
 type Decision struct {
 	Time time.Time `json:"time"`
 	Kind string    `json:"kind"`

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/nodeplan/nodeplan/disruption"
 	tb "github.com/nodeplan/nodeplan/internal/testbuild"
 	"github.com/nodeplan/nodeplan/replay"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -82,7 +83,7 @@ func TestDeletingEverythingEmptiesTheCluster(t *testing.T) {
 	last := res.Timeline[len(res.Timeline)-1]
 	require.Zero(t, last.Nodes)
 	require.Zero(t, last.HourlyCost)
-	require.Equal(t, at(24*time.Minute), res.End, "the last node goes consolidateAfter after its last pod left, on the 10 s cadence")
+	require.Equal(t, at(24*time.Minute).Add(disruption.CommandValidationDelay), res.End, "the last node goes consolidateAfter after its last pod left, on the 10 s cadence, once the command is validated")
 	deleted := 0
 	for _, n := range res.Summary.Terminated {
 		deleted += n
@@ -133,8 +134,8 @@ func TestConsolidationReplaces(t *testing.T) {
 	require.Equal(t, "underutilized", disrupt.Reason)
 	require.Equal(t, []string{"default-1"}, disrupt.Nodes)
 	require.Len(t, disrupt.Replacements, 1)
-	require.Equal(t, at(11*time.Minute), disrupt.Time, "consolidateAfter (1 m) after the scale-down")
-	require.Equal(t, at(11*time.Minute+60*time.Second+30*time.Second), deleted.Time, "replacement ready 60 s later, then the pods' 30 s grace")
+	require.Equal(t, at(11*time.Minute).Add(disruption.CommandValidationDelay), disrupt.Time, "consolidateAfter (1 m) after the scale-down, and validated 15 s later")
+	require.Equal(t, disrupt.Time.Add(60*time.Second+30*time.Second), deleted.Time, "replacement ready 60 s later, then the pods' 30 s grace")
 	last := res.Timeline[len(res.Timeline)-1]
 	require.Equal(t, 1, last.Nodes)
 	require.Equal(t, 0.10, last.HourlyCost)
@@ -158,7 +159,7 @@ func TestDrainRespectsPDBs(t *testing.T) {
 			deleted = d
 		}
 	}
-	require.Equal(t, at(11*time.Minute+60*time.Second+10*time.Second+30*time.Second), deleted.Time, "the second eviction waits one drain step")
+	require.Equal(t, at(11*time.Minute+disruption.CommandValidationDelay+60*time.Second+10*time.Second+30*time.Second), deleted.Time, "the second eviction waits one drain step")
 }
 
 // Jobs run for activeDeadlineSeconds, else the event's duration, else JobDuration; their
@@ -174,8 +175,9 @@ func TestJobDurations(t *testing.T) {
 	checkInvariants(t, res)
 	require.Equal(t, replay.PodCounts{Created: 4, Finished: 4}, res.Summary.Pods)
 	require.Zero(t, res.Timeline[len(res.Timeline)-1].Nodes)
-	// The longest job ends 61 s + 20 m in; its node goes a minute later.
-	require.Equal(t, at(61*time.Second+20*time.Minute+time.Minute).Add(9*time.Second), res.End)
+	// The longest job ends 61 s + 20 m in; its node goes a minute later (on the cadence), once
+	// the command is validated.
+	require.Equal(t, at(61*time.Second+20*time.Minute+time.Minute).Add(9*time.Second+disruption.CommandValidationDelay), res.End)
 }
 
 // A spot interruption drains the node at once and the instance goes two minutes later; a

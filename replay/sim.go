@@ -92,8 +92,12 @@ func (o Options) withDefaults() Options {
 //     deletion.
 //   - Disruption calls disruption.Decide on its cadence, only when the cluster changed, a
 //     node reached its consolidateAfter or expiry, or (when Decide left a node it could act
-//     on) a scheduled budget's window opened or closed since the last call, and runs every
-//     command: candidates are cordoned; replacements launch and are ready before the
+//     on) a scheduled budget's window opened or closed since the last call. Drift and
+//     expiration commands start at once. Consolidation commands (Emptiness, multi-node,
+//     single-node) wait disruption.CommandValidationDelay, the loop blocked meanwhile, and
+//     start if disruption.Validate finds them still valid on the cluster as it is then
+//     (else they are abandoned, Decision kind abandon); the loop decides again at once. A
+//     command cordons its candidates; replacements launch and are ready before the
 //     candidates drain. A drain evicts what PodDisruptionBudgets allow, do-not-disrupt pods
 //     aside, every DisruptionInterval until the node is empty; the node is deleted once its
 //     evicted pods have had their terminationGracePeriodSeconds (30 s by default). With the
@@ -143,6 +147,7 @@ const (
 	stepDisrupt
 	stepDrain
 	stepNodeGone
+	stepValidate
 )
 
 type stepQueue []step
@@ -232,6 +237,8 @@ func (s *sim) handle(st step) error {
 		return s.drainStep(st.name)
 	case stepNodeGone:
 		return s.nodeGone(st.name)
+	case stepValidate:
+		return s.validate()
 	}
 	return fmt.Errorf("replay: unknown step %d", st.kind)
 }

@@ -48,6 +48,11 @@ type sim struct {
 	decidePools *disruption.Pools
 	drains      map[string]*drain
 	waiting     []*command
+	// held are the consolidation commands awaiting validation; the loop decides nothing
+	// meanwhile.
+	held *heldCommands
+	// version counts the changes applied to the cluster.
+	version int
 	// leaving are the nodes the replay is disrupting, sorted: their pods are planned with
 	// every provisioning until they are gone.
 	leaving []string
@@ -356,6 +361,7 @@ func (s *sim) flush() error {
 
 // commit applies a change and a plan to the cluster.
 func (s *sim) commit(c scheduling.Change, plan scheduling.Plan) error {
+	s.version++
 	return s.cluster.Apply(c, plan)
 }
 

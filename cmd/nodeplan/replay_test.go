@@ -21,7 +21,7 @@ func TestReplay(t *testing.T) {
 	require.Empty(t, stderr)
 	require.Contains(t, stdout, "SPAN        2026-01-12T09:00:00Z to 2026-01-12T09:41:01Z (41m1s)\n")
 	require.Contains(t, stdout, "DELETED     1 nodes: 1 empty\n")
-	require.Contains(t, stdout, "c6g.large       on-demand   2       0.38         $0.03\n")
+	require.Contains(t, stdout, "c6g.large       on-demand   2       0.39         $0.03\n")
 
 	code, yaml, stderr := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "yaml")
 	require.Equal(t, exitOK, code, stderr)
@@ -32,7 +32,7 @@ func TestReplay(t *testing.T) {
 	code, page, stderr := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "html")
 	require.Equal(t, exitOK, code, stderr)
 	require.Contains(t, page, "<h3>Cost per hour</h3>")
-	require.Contains(t, page, "<title>2026-01-12T09:22:00Z disrupt Emptiness empty default-1</title>", "the command is marked on the charts")
+	require.Contains(t, page, "<title>2026-01-12T09:22:15Z disrupt Emptiness empty default-1</title>", "the command is marked on the charts")
 	require.NotContains(t, page, "http", "no network needed")
 	_, again, _ = nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "html")
 	require.Equal(t, page, again)

@@ -23,9 +23,10 @@ func TestStory(t *testing.T) {
 	require.Equal(t, []replay.Decision{
 		// Deployed: one node for the three replicas that share the claim, after the 1 s batch.
 		{Time: at(time.Second), Kind: replay.DecisionLaunch, Nodes: []string{"default-1"}, Pods: 3},
-		// Scaled to 0 at 20 m: the empty node goes consolidateAfter (2 m) later.
-		{Time: at(22 * time.Minute), Kind: replay.DecisionDisrupt, Method: "Emptiness", Reason: "empty", Nodes: []string{"default-1"}, Savings: 0.068},
-		{Time: at(22 * time.Minute), Kind: replay.DecisionDelete, Reason: "empty", Nodes: []string{"default-1"}},
+		// Scaled to 0 at 20 m: the empty node goes consolidateAfter (2 m) later, once the
+		// Emptiness command is validated (15 s).
+		{Time: at(22*time.Minute + 15*time.Second), Kind: replay.DecisionDisrupt, Method: "Emptiness", Reason: "empty", Nodes: []string{"default-1"}, Savings: 0.068},
+		{Time: at(22*time.Minute + 15*time.Second), Kind: replay.DecisionDelete, Reason: "empty", Nodes: []string{"default-1"}},
 		// Scaled back to 3 at 40 m: a new node.
 		{Time: at(40*time.Minute + time.Second), Kind: replay.DecisionLaunch, Nodes: []string{"default-2"}, Pods: 3},
 	}, r.Decisions, "the lost pod's replacement (10 m) joins the running node: no launch")
@@ -38,6 +39,6 @@ func TestStory(t *testing.T) {
 	// replacement of the lost pod.
 	require.Equal(t, replay.Percentiles{P50: 61, P95: 61, Max: 61}, r.Summary.PendingSeconds)
 	require.Equal(t, at(41*time.Minute+time.Second), r.End)
-	// 0.068 $/h for 21 m 59 s and again for the last 1 m.
-	require.InDelta(t, 0.068*(21*60+59+60)/3600, r.Summary.TotalCost, 1e-6)
+	// 0.068 $/h for 22 m 14 s and again for the last 1 m.
+	require.InDelta(t, 0.068*(22*60+14+60)/3600, r.Summary.TotalCost, 1e-6)
 }
