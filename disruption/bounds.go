@@ -472,9 +472,14 @@ func (d *decider) firstRound(cluster *scheduling.Cluster, set []*nodeState) (o *
 	return o, true
 }
 
-// needOf is podVec(p) for a movable pod of set, as classify found it.
+// needOf is podVec(p) for a movable pod of set, as classify found it. The scheduler sees a
+// node's own pods bound to it (see view), so only the node p names is searched: a set of a
+// hundred nodes holds thousands of pods.
 func needOf(set []*nodeState, p *corev1.Pod) vec {
 	for _, c := range set {
+		if c.name != p.Spec.NodeName {
+			continue
+		}
 		if i := slices.Index(c.movable, p); i >= 0 {
 			return c.needs[i]
 		}
