@@ -216,8 +216,14 @@ func (s *sim) disruptionInput() disruption.Input {
 		PersistentVolumes: in.PersistentVolumes, StorageClasses: in.StorageClasses, Now: s.now,
 		CommandsOnly: true, // the replay runs the commands; nobody reads why the other nodes stay
 	}
-	nodes := make([]disruption.Node, 0, len(in.ExistingNodes)) // one allocation, not one a node
-	out.Nodes = make([]*disruption.Node, 0, len(in.ExistingNodes))
+	// Decide keeps nothing of its input's Nodes, so their arrays serve every decision (at ten
+	// times the pods they were 6% of what a replay allocated).
+	if cap(s.nodeBuf) < len(in.ExistingNodes) {
+		s.nodeBuf = make([]disruption.Node, 0, len(in.ExistingNodes)+len(in.ExistingNodes)/4)
+		s.nodePtrs = make([]*disruption.Node, 0, cap(s.nodeBuf))
+	}
+	nodes := s.nodeBuf[:0]
+	out.Nodes = s.nodePtrs[:0]
 	for _, en := range in.ExistingNodes {
 		n := s.nodes[en.Node.Name]
 		if n == nil {

@@ -45,8 +45,8 @@ type Options struct {
 	// Progress, when set, is called as simulated time advances.
 	Progress func(now, until time.Time)
 	// Observe, when set, is shown every provisioning and disruption step: what was solved or
-	// decided and the cluster it was solved or decided on (for checkers; read it, never
-	// modify it).
+	// decided and the cluster it was solved or decided on (for checkers; read it during the
+	// call, never modify it: the replay reuses its arrays).
 	Observe func(Observation)
 
 	// checkSteps (tests) applies every step's changes at once and checks that the count of

@@ -61,6 +61,9 @@ type sim struct {
 	// changes its pods in place (markRunning, backToPending) and names their nodes to it
 	// (NamesChanges).
 	decideMemo disruption.Memo
+	// nodeBuf and nodePtrs hold the Nodes of the last disruption input (see disruptionInput).
+	nodeBuf  []disruption.Node
+	nodePtrs []*disruption.Node
 
 	rest     time.Time
 	timeline []Point
