@@ -30,4 +30,14 @@
 //		decisions, err := disruption.Decide(in)
 //		…
 //	}
+//
+// Karpenter starts a consolidation command (Emptiness, multi-node, single-node) only once it
+// is still valid CommandValidationDelay (15 s) after it was computed; Validate checks it
+// against the cluster as it is then:
+//
+//	later.Now = in.Now.Add(disruption.CommandValidationDelay)
+//	cmd, why, err := disruption.Validate(later, decisions.Commands[0])
+//	if why != "" { // abandoned: the cluster changed under it
+//		…
+//	}
 package disruption

@@ -60,3 +60,47 @@ func Example() {
 	// ip-10-0-1-7 stays: NodePool default's disruption budget allows no more Underutilized disruptions now (budget nodes: "10%" allows 1 of its 2 nodes; 1 already disrupting, NotReady or taken by earlier commands)
 	// $0.384/h -> $0.192/h
 }
+
+// Fifteen seconds after a consolidation command was decided, Karpenter validates it against
+// the cluster as it is then. Here a pod landed meanwhile on the node the candidate's pod was
+// to move to: the candidate could now only be replaced by a node no cheaper, and the command
+// is abandoned.
+func ExampleValidate() {
+	m5xlarge := testbuild.Type("m5.xlarge", "4", "16Gi", 58).Offer("us-west-2a", "on-demand", 0.192).Obj()
+	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
+	node := func(name string, pods ...*corev1.Pod) *disruption.Node {
+		for _, p := range pods {
+			p.Spec.NodeName = name
+		}
+		return &disruption.Node{
+			Node:        testbuild.KarpenterNode(name, "default", m5xlarge, "us-west-2a", "on-demand"),
+			Pods:        pods,
+			Price:       0.192,
+			Created:     now.Add(-48 * time.Hour),
+			Initialized: true,
+		}
+	}
+	in := disruption.Input{
+		NodePools: []*scheduling.NodePool{testbuild.NodePool("default", m5xlarge).ConsolidateAfter(0).Budget("100%").Obj()},
+		Nodes: []*disruption.Node{
+			node("ip-10-0-1-7", testbuild.Pod("api-0").CPU("1").Obj(), testbuild.Pod("api-1").CPU("1").Obj()),
+			node("ip-10-0-1-9", testbuild.Pod("web-0").CPU("1").Obj()),
+		},
+		Now: now,
+	}
+	decisions, err := disruption.Decide(in)
+	if err != nil {
+		panic(err)
+	}
+	cmd := decisions.Commands[0]
+	fmt.Println(cmd.Method, cmd.Action, cmd.Candidates[0].Node)
+
+	in.Now = now.Add(disruption.CommandValidationDelay)
+	in.Nodes[0] = node("ip-10-0-1-7", testbuild.Pod("api-0").CPU("1").Obj(), testbuild.Pod("api-1").CPU("1").Obj(), testbuild.Pod("api-2").CPU("1500m").Obj())
+	if _, why, err := disruption.Validate(in, cmd); err == nil && why != "" {
+		fmt.Println("abandoned:", why)
+	}
+	// Output:
+	// SingleNodeConsolidation delete ip-10-0-1-9
+	// abandoned: replacing it needs on-demand m5.xlarge ($0.1920/h) costing $0.1920/h, not less than the $0.1920/h it costs now
+}
