@@ -36,8 +36,10 @@ func (s *sim) hold(commands []disruption.Command) {
 }
 
 // validate starts the held commands that are still valid on the cluster as it is now (see
-// disruption.Validate) and abandons the others; the loop then looks again at once, as
-// Karpenter's requeues after a command. When nothing changed since the decision, nor a
+// disruption.Validate) and abandons the others. The loop then looks again at once, as
+// Karpenter's requeues after a command, and goes on to its next methods after an abandoned
+// Emptiness or multi-node command; after an abandoned single-node command, its last method,
+// it polls again a DisruptionInterval later. When nothing changed since the decision, nor a
 // budget window opened or closed, a command is as valid as it was found.
 func (s *sim) validate() error {
 	h := s.held
@@ -49,6 +51,7 @@ func (s *sim) validate() error {
 		return err
 	}
 	decidedAt := s.now.Add(-disruption.CommandValidationDelay)
+	started := false
 	for _, c := range h.commands {
 		if s.version != h.version || s.budgetChangedSince(decidedAt) {
 			in := s.disruptionInput()
@@ -67,10 +70,15 @@ func (s *sim) validate() error {
 		if err := s.startCommand(c); err != nil {
 			return err
 		}
+		started = true
+	}
+	next := s.now
+	if !started && h.commands[0].Method == disruption.MethodSingleNodeConsolidation {
+		next = s.now.Add(s.opts.DisruptionInterval)
 	}
 	s.disruptDirty = true
-	s.disruptAt = s.now
-	s.schedule(step{at: s.now, kind: stepDisrupt})
+	s.disruptAt = next
+	s.schedule(step{at: next, kind: stepDisrupt})
 	return nil
 }
 
