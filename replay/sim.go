@@ -96,7 +96,8 @@ func (o Options) withDefaults() Options {
 //     expiration commands start at once. Consolidation commands (Emptiness, multi-node,
 //     single-node) wait disruption.CommandValidationDelay, the loop blocked meanwhile, and
 //     start if disruption.Validate finds them still valid on the cluster as it is then
-//     (else they are abandoned, Decision kind abandon); the loop decides again at once. A
+//     (else they are abandoned, Decision kind abandon); the loop decides again at once (a
+//     DisruptionInterval later after an abandoned single-node command). A
 //     command cordons its candidates; replacements launch and are ready before the
 //     candidates drain. A drain evicts what PodDisruptionBudgets allow, do-not-disrupt pods
 //     aside, every DisruptionInterval until the node is empty; the node is deleted once its
