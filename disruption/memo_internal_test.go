@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func TestMemoReusesSimulations(t *testing.T) {
 	}
 	first := decide()
 	require.Empty(t, first.Commands, "neither node's pods fit on the other")
-	found, shown := memo.consolidated, memo.shown
+	found, shown := memo.consolidated, maps.Clone(memo.shown) // keep fills the same map again
 	require.NotEmpty(t, found, "the simulated consolidations are kept")
 
 	in.Now = now.Add(time.Minute)
