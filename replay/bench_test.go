@@ -33,7 +33,7 @@ func benchCluster(tb testing.TB) disruption.Input {
 // peak workload from scratch.
 //
 // The day still takes half a minute or more on 2 cores (disruption.Decide on a cluster of
-// several hundred nodes, 4,803 times: over 700,000 what-ifs, most of them answered from the
+// several hundred nodes, about 5,000 times: over 700,000 what-ifs, most of them answered from the
 // scheduler's first round without a solve), Day16cpu 6.6-14 s, Day32cpu 4.4-5.3 s (up to 9 s
 // in the host's slowest minutes), Day32cpu10x 54-59 s (up to 67 s: the host varies by a third
 // from one hour to the next), and Day10x hours, past go test's default timeout, so they run
