@@ -36,6 +36,9 @@ type Summary struct {
 	// interruption, failure.
 	Terminated  map[string]int `json:"terminated"`
 	PodsEvicted int            `json:"podsEvicted"`
+	// Commands counts the disruption commands started, and the consolidation commands
+	// abandoned at their validation.
+	Commands CommandCounts `json:"commands"`
 	// PendingSeconds are the times pods waited, from creation or eviction until they ran on
 	// a ready node.
 	PendingSeconds Percentiles `json:"pendingSeconds"`
@@ -44,6 +47,12 @@ type Summary struct {
 	Unschedulable []Unschedulable `json:"unschedulable"`
 	// Pods accounts for every pod created: Created = Running + Pending + Finished + Deleted.
 	Pods PodCounts `json:"pods"`
+}
+
+// CommandCounts counts disruption commands.
+type CommandCounts struct {
+	Started   int `json:"started"`
+	Abandoned int `json:"abandoned"`
 }
 
 // Percentiles of a list of durations in seconds.

@@ -27,6 +27,14 @@ func (s *sim) result() Result {
 		}
 	}
 	sum.TotalCost = roundCents(Integral(s.timeline, s.now))
+	for _, d := range s.decisions {
+		switch d.Kind {
+		case DecisionDisrupt:
+			sum.Commands.Started++
+		case DecisionAbandon:
+			sum.Commands.Abandoned++
+		}
+	}
 	keys := make([]string, 0, len(s.pods))
 	for k, r := range s.pods {
 		if r.phase == podPending {

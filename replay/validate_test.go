@@ -42,7 +42,15 @@ func TestConsolidationIsValidatedBeforeItStarts(t *testing.T) {
 			require.Equal(t, tc.kinds[0], got[0].Kind)
 			require.Equal(t, disruption.MethodSingleNodeConsolidation, got[0].Method)
 			require.Equal(t, []string{"default-1"}, got[0].Nodes)
+			started := 0
+			for _, d := range got {
+				if d.Kind == replay.DecisionDisrupt {
+					started++
+				}
+			}
+			require.Equal(t, replay.CommandCounts{Started: started, Abandoned: len(got) - started}, res.Summary.Commands)
 			if tc.abandon != "" {
+				require.Equal(t, 1, res.Summary.Commands.Abandoned)
 				require.Contains(t, got[0].Reason, tc.abandon)
 				require.Equal(t, 0, res.Summary.PodsEvicted, "nothing was disrupted")
 			}

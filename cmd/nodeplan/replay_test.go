@@ -21,6 +21,7 @@ func TestReplay(t *testing.T) {
 	require.Empty(t, stderr)
 	require.Contains(t, stdout, "SPAN        2026-01-12T09:00:00Z to 2026-01-12T09:41:01Z (41m1s)\n")
 	require.Contains(t, stdout, "DELETED     1 nodes: 1 empty\n")
+	require.Contains(t, stdout, "COMMANDS    1 started, 0 abandoned at validation\n")
 	require.Contains(t, stdout, "c6g.large       on-demand   2       0.39         $0.03\n")
 
 	code, yaml, stderr := nodeplan("replay", "-f", replayCluster, "--events", replayEvents, "-o", "yaml")

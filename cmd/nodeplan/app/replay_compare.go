@@ -51,6 +51,8 @@ func WriteReplayComparison(w io.Writer, names [2]string, a, b replay.Result) err
 	for _, reason := range reasonsOf(sa.Terminated, sbm.Terminated) {
 		count("deleted "+reason, sa.Terminated[reason], sbm.Terminated[reason])
 	}
+	count("commands started", sa.Commands.Started, sbm.Commands.Started)
+	count("commands abandoned", sa.Commands.Abandoned, sbm.Commands.Abandoned)
 	count("pods evicted", sa.PodsEvicted, sbm.PodsEvicted)
 	secs("pending p50", sa.PendingSeconds.P50, sbm.PendingSeconds.P50)
 	secs("pending p95", sa.PendingSeconds.P95, sbm.PendingSeconds.P95)

@@ -82,6 +82,7 @@ func WriteReplayHTML(w io.Writer, r replay.Result) error {
 			{Label: "Peak", Value: fmt.Sprintf("%d nodes", s.PeakNodes), Note: price(s.PeakHourlyCost) + "/h"},
 			{Label: "Launched", Value: fmt.Sprint(s.Launched)},
 			{Label: "Deleted", Value: orDash(byReason(s.Terminated))},
+			{Label: "Commands", Value: fmt.Sprint(s.Commands.Started), Note: fmt.Sprintf("%d abandoned at validation", s.Commands.Abandoned)},
 			{Label: "Pods evicted", Value: fmt.Sprint(s.PodsEvicted)},
 			{Label: "Pending", Value: "p95 " + seconds(s.PendingSeconds.P95), Note: fmt.Sprintf("p50 %s, max %s", seconds(s.PendingSeconds.P50), seconds(s.PendingSeconds.Max))},
 		},

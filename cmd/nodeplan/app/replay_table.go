@@ -33,6 +33,7 @@ func WriteReplayTable(w io.Writer, r replay.Result) error {
 	fmt.Fprintf(&b, "PEAK        %d nodes, %s/h\n", s.PeakNodes, price(s.PeakHourlyCost))
 	fmt.Fprintf(&b, "LAUNCHED    %d nodes\n", s.Launched)
 	fmt.Fprintf(&b, "DELETED     %s\n", orDash(byReason(s.Terminated)))
+	fmt.Fprintf(&b, "COMMANDS    %d started, %d abandoned at validation\n", s.Commands.Started, s.Commands.Abandoned)
 	fmt.Fprintf(&b, "EVICTED     %d pods\n", s.PodsEvicted)
 	fmt.Fprintf(&b, "PENDING     p50 %s, p95 %s, max %s\n", seconds(s.PendingSeconds.P50), seconds(s.PendingSeconds.P95), seconds(s.PendingSeconds.Max))
 	fmt.Fprintf(&b, "PODS        %d created: %d running, %d pending, %d finished, %d deleted\n\n",
