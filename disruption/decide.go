@@ -53,6 +53,8 @@ type decider struct {
 	states int
 	// driftMemo, when set, keeps nodes' static drift between decisions (see Memo.drift).
 	driftMemo *Memo
+	// after is Input.After.
+	after string
 }
 
 // Decide answers which nodes to delete or replace now, in which order, and why not the
@@ -118,6 +120,9 @@ func Decide(in Input) (Decisions, error) {
 		{MethodSingleNodeConsolidation, d.singleNode},
 	}
 	for _, m := range methods {
+		if d.skips(m.name) {
+			continue
+		}
 		if err := m.run(); err != nil {
 			return Decisions{}, err
 		}
@@ -142,6 +147,10 @@ func newDecider(in Input) (*decider, error) {
 		byName:  make(map[string]*nodeState, len(in.Nodes)),
 
 		commandsOnly: in.CommandsOnly,
+		after:        in.After,
+	}
+	if in.After != "" && !slices.Contains(methodOrder, in.After) {
+		return nil, fmt.Errorf("after: unknown method %q (use one of %s)", in.After, strings.Join(methodOrder, ", "))
 	}
 	facts, prepared, err := in.Pools.factsFor(in.NodePools)
 	if err != nil {
@@ -485,6 +494,17 @@ func (d *decider) whyNot(n *nodeState) string {
 	waits := func(what string) string {
 		return fmt.Sprintf("%s; it waits for a later decision because %s acted in this one (one method acts per decision)", what, d.winner)
 	}
+	notAgain := func(what, method string) string {
+		return fmt.Sprintf("%s, but %s is not tried again in this pass, which goes on after a command of %s failed its validation", what, method, d.after)
+	}
+	switch {
+	case n.expired != "" && d.skips(MethodExpiration):
+		return notAgain("expired ("+n.expired+")", MethodExpiration)
+	case n.drifted != "" && d.skips(MethodDrift) && firstNonEmpty(n.nominated, n.doNotDisrupt, n.pdb) == "":
+		return notAgain("drifted ("+n.drifted+")", MethodDrift)
+	case n.empty() && n.consolidation == waitNone && d.skips(MethodEmptiness) && firstNonEmpty(n.nominated, n.doNotDisrupt) == "":
+		return notAgain("the node is empty", MethodEmptiness)
+	}
 	if n.expired != "" && d.winner != "" && methodBefore(d.winner, MethodExpiration) {
 		return waits(n.expired)
 	}
@@ -510,6 +530,11 @@ func (d *decider) whyNot(n *nodeState) string {
 		return fmt.Sprintf("consolidation is not evaluated in this decision because %s acted first (one method acts per decision)", d.winner)
 	}
 	return "consolidation found no cheaper way to run its pods"
+}
+
+// skips reports whether the decision does not try method (see Input.After).
+func (d *decider) skips(method string) bool {
+	return d.after != "" && !methodBefore(d.after, method)
 }
 
 var methodOrder = []string{MethodEmptiness, MethodExpiration, MethodDrift, MethodMultiNodeConsolidation, MethodSingleNodeConsolidation}

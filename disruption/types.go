@@ -46,6 +46,11 @@ type Input struct {
 	// placing every other pod, and Summary's cost by workload is left out. The commands are
 	// the ones a full decision gives; a Blocked reason may name another pod than it would.
 	CommandsOnly bool
+	// After, when set to a method (Method*), makes Decide try only the methods that come after
+	// it: Karpenter's disruption loop goes on with its next methods, in the same pass, when a
+	// command of one fails its validation (see Validate). Nodes only a method it skips would
+	// take are blocked with a reason that says so.
+	After string
 }
 
 // Node is a running node with the facts of the NodeClaim that launched it. Empty NodePool,
