@@ -54,6 +54,8 @@ func (s *sim) disrupt() error {
 		return nil // superseded by an earlier tick
 	}
 	s.disruptAt = time.Time{}
+	after := s.resumeAfter // the pass goes on after a command that failed its validation
+	s.resumeAfter = ""
 	if !s.disruptDirty || s.held != nil {
 		return nil // a command awaiting validation blocks the loop, which looks again after it
 	}
@@ -78,7 +80,7 @@ func (s *sim) disrupt() error {
 		}
 		s.decidePools = pools
 	}
-	in.Pools, in.Memo = s.decidePools, &s.decideMemo
+	in.Pools, in.Memo, in.After = s.decidePools, &s.decideMemo, after
 	decisions, err := disruption.Decide(in)
 	if err != nil {
 		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)

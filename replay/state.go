@@ -51,6 +51,9 @@ type sim struct {
 	// held are the consolidation commands awaiting validation; the loop decides nothing
 	// meanwhile.
 	held *heldCommands
+	// resumeAfter is the method whose command the last validation abandoned, after which the
+	// next decision goes on (disruption.Input.After); "" when none.
+	resumeAfter string
 	// version counts the changes applied to the cluster.
 	version int
 	// leaving are the nodes the replay is disrupting, sorted: their pods are planned with

@@ -37,10 +37,11 @@ func (s *sim) hold(commands []disruption.Command) {
 
 // validate starts the held commands that are still valid on the cluster as it is now (see
 // disruption.Validate) and abandons the others. The loop then looks again at once, as
-// Karpenter's requeues after a command, and goes on to its next methods after an abandoned
-// Emptiness or multi-node command; after an abandoned single-node command, its last method,
-// it polls again a DisruptionInterval later. When nothing changed since the decision, nor a
-// budget window opened or closed, a command is as valid as it was found.
+// Karpenter's requeues after a command; after an abandoned Emptiness or multi-node command it
+// goes on at once with the methods after it (disruption.Input.After), and after an abandoned
+// single-node command, its last method, it polls again a DisruptionInterval later. When
+// nothing changed since the decision, nor a budget window opened or closed, a command is as
+// valid as it was found.
 func (s *sim) validate() error {
 	h := s.held
 	s.held = nil
@@ -73,8 +74,12 @@ func (s *sim) validate() error {
 		started = true
 	}
 	next := s.now
-	if !started && h.commands[0].Method == disruption.MethodSingleNodeConsolidation {
+	switch method := h.commands[0].Method; {
+	case started:
+	case method == disruption.MethodSingleNodeConsolidation:
 		next = s.now.Add(s.opts.DisruptionInterval)
+	default:
+		s.resumeAfter = method
 	}
 	s.disruptDirty = true
 	s.disruptAt = next

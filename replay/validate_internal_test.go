@@ -11,19 +11,20 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// After a validation the loop decides again at once, as Karpenter's requeues, unless it
-// abandoned a single-node command, its last method: then it polls again a
-// DisruptionInterval later.
+// After a validation the loop decides again at once, as Karpenter's requeues: after an
+// abandoned Emptiness or multi-node command with the methods after it; after an abandoned
+// single-node command, its last method, it polls again a DisruptionInterval later.
 func TestLoopAfterValidation(t *testing.T) {
 	t0 := time.Date(2026, 1, 12, 9, 0, 0, 0, time.UTC)
 	small := tb.Type("small", "2", "4Gi", 20).Offer("us-west-2a", "on-demand", 0.10).Obj()
 	for _, tc := range []struct {
 		method string
 		next   time.Duration
+		after  string
 	}{
-		{disruption.MethodSingleNodeConsolidation, DefaultDisruptionInterval},
-		{disruption.MethodMultiNodeConsolidation, 0},
-		{disruption.MethodEmptiness, 0},
+		{disruption.MethodSingleNodeConsolidation, DefaultDisruptionInterval, ""},
+		{disruption.MethodMultiNodeConsolidation, 0, disruption.MethodMultiNodeConsolidation},
+		{disruption.MethodEmptiness, 0, disruption.MethodEmptiness},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
 			start := disruption.Input{NodePools: []*scheduling.NodePool{tb.NodePool("default", small).Obj()}, Now: t0}
@@ -37,6 +38,7 @@ func TestLoopAfterValidation(t *testing.T) {
 			require.Equal(t, DecisionAbandon, s.decisions[0].Kind)
 			require.Equal(t, s.now.Add(tc.next), s.disruptAt)
 			require.True(t, s.disruptDirty)
+			require.Equal(t, tc.after, s.resumeAfter)
 		})
 	}
 }
