@@ -142,7 +142,7 @@ func (s *sim) anyEligible() bool {
 		if np == nil {
 			continue
 		}
-		if n.drifted != "" || s.poolChanged {
+		if n.drifted != "" || n.nodeClassDrift != "" || s.poolChanged {
 			return true
 		}
 		expire := np.ExpireAfter
@@ -235,7 +235,7 @@ func (s *sim) disruptionInput() disruption.Input {
 			Node: en.Node, Pods: en.Pods, NodePool: n.NodePool, InstanceType: n.InstanceType, Zone: n.Zone,
 			CapacityType: n.CapacityType, Price: n.Price, Created: n.created, LastPodEvent: n.lastPodEvent,
 			Initialized: n.ready, Consolidatable: n.consolidatable, ExpireAfter: n.expireAfter, ExpireAfterSet: n.expireSet,
-			Drifted: n.drifted, Disrupting: n.disrupting, VolumeAttachLimits: en.VolumeAttachLimits,
+			Drifted: n.drifted, NodeClassDrift: n.nodeClassDrift, Disrupting: n.disrupting, VolumeAttachLimits: en.VolumeAttachLimits,
 		})
 		out.Nodes = append(out.Nodes, &nodes[len(nodes)-1])
 	}

@@ -95,7 +95,10 @@ type nodeRec struct {
 	expireAfter    *time.Duration
 	expireSet      bool
 	consolidatable *bool
+	// drifted is the NodeClaim's Drifted condition, nodeClassDrift how the node no longer
+	// matches its node class (disruption.Node's Drifted and NodeClassDrift).
 	drifted        string
+	nodeClassDrift string
 	disrupting     bool
 	gone           bool
 	fromStart      bool
@@ -111,6 +114,7 @@ func newSim(start disruption.Input, events []Event, opts Options) (*sim, error) 
 		workloads: map[string]*workload{}, statefulPods: map[string][]*corev1.Pod{}, drains: map[string]*drain{},
 	}
 	s.decideMemo.NamesChanges = true
+	s.disruptDirty = true // disruption has not looked at the start cluster yet
 	last := start.Now
 	for _, ev := range events {
 		if ev.offset != nil && ev.Time.IsZero() {
@@ -155,7 +159,8 @@ func newSim(start disruption.Input, events []Event, opts Options) (*sim, error) 
 			NodeLife: NodeLife{Name: n.Node.Name, NodePool: n.NodePool, InstanceType: n.InstanceType, Zone: n.Zone,
 				CapacityType: n.CapacityType, Price: n.Price, Launched: start.Now},
 			created: n.Created, ready: n.Initialized, lastPodEvent: n.LastPodEvent, expireAfter: n.ExpireAfter,
-			expireSet: n.ExpireAfterSet, consolidatable: n.Consolidatable, drifted: n.Drifted, fromStart: true,
+			expireSet: n.ExpireAfterSet, consolidatable: n.Consolidatable, drifted: n.Drifted, nodeClassDrift: n.NodeClassDrift,
+			fromStart: true,
 		}
 		if rec.created.IsZero() {
 			rec.created = n.Node.CreationTimestamp.Time

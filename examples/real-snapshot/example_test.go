@@ -3,6 +3,8 @@
 package realsnapshot
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/cmd/nodeplan/app"
 	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/replay"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -127,4 +130,23 @@ func TestAMIUpgrade(t *testing.T) {
 	require.Contains(t, blocked["ip-10-0-2-42.us-west-2.compute.internal"], "AMIDrift: NodeClaim default-q2w2e runs image ami-0f1e2d3c4b5a69788")
 	require.Contains(t, blocked["ip-10-0-2-42.us-west-2.compute.internal"], `budget nodes: "1"`)
 	require.Contains(t, blocked["ip-10-0-3-43.us-west-2.compute.internal"], "NodeClassDrift: EC2NodeClass default's karpenter.k8s.aws/ec2nodeclass-hash is 6187523587376325435, its NodeClaim default-q3w3e was launched with 17771626012218447040")
+}
+
+// The same snapshot replayed: the drift read from the node class replaces the three nodes, one
+// at a time as the budget allows, with nothing else happening.
+func TestAMIUpgradeReplayed(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "events.yaml")
+	require.NoError(t, os.WriteFile(events, []byte("kind: Events\nstart: \"2026-02-16T12:00:00Z\"\nevents: []\n"), 0o600))
+	res, err := app.Replay(app.Config{Paths: []string{".steps/3-ami-upgrade"}}, events, time.Time{}, replay.Options{})
+	require.NoError(t, err)
+	r := res.Result
+	require.Equal(t, 3, r.Summary.Terminated["drift"], "every drifted node is replaced")
+	var drifted []string
+	for _, d := range r.Decisions {
+		if d.Kind == replay.DecisionDisrupt {
+			require.Equal(t, disruption.MethodDrift, d.Method)
+			drifted = append(drifted, d.Nodes...)
+		}
+	}
+	require.ElementsMatch(t, []string{"ip-10-0-1-41.us-west-2.compute.internal", "ip-10-0-2-42.us-west-2.compute.internal", "ip-10-0-3-43.us-west-2.compute.internal"}, drifted)
 }
