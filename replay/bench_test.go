@@ -25,8 +25,8 @@ func benchCluster(tb testing.TB) disruption.Input {
 
 // BenchmarkReplayDay replays a generated day: 50 deployments on a diurnal curve and 200
 // jobs, about 3,500 events and 5,000 pods at the peak (Day), the same on 16-cpu or 32-cpu
-// nodes only (Day16cpu, 276 nodes at the peak; Day32cpu, 129: the "about 150 nodes"
-// shape), or ten times the pods (Day32cpu10x, the 10×: 1,178 nodes at the peak;
+// nodes only (Day16cpu, 276 nodes at the peak; Day32cpu, 133: the "about 150 nodes"
+// shape), or ten times the pods (Day32cpu10x, the 10×: 1,170 nodes at the peak;
 // Day10x on every size).
 // Besides time and memory it reports events and simulated hours per second, the replay's
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
@@ -34,8 +34,8 @@ func benchCluster(tb testing.TB) disruption.Input {
 //
 // The day still takes half a minute or more on 2 cores (disruption.Decide on a cluster of
 // several hundred nodes, about 5,000 times: over 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 6.6-14 s, Day32cpu 4.4-5.3 s (up to 9 s
-// in the host's slowest minutes), Day32cpu10x 54-59 s (up to 67 s: the host varies by a third
+// scheduler's first round without a solve), Day16cpu 6.6-14 s, Day32cpu 4.2-5.3 s (up to 9 s
+// in the host's slowest minutes), Day32cpu10x 51-59 s (up to 70 s: the host varies by a third
 // from one hour to the next), and Day10x hours, past go test's default timeout, so they run
 // only when asked: NODEPLAN_REPLAY_DAY=1 for all but Day10x, NODEPLAN_REPLAY_DAY=10x for all,
 // with -timeout to match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout 3h
