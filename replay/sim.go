@@ -96,9 +96,10 @@ func (o Options) withDefaults() Options {
 //     expiration commands start at once. Consolidation commands (Emptiness, multi-node,
 //     single-node) wait disruption.CommandValidationDelay, the loop blocked meanwhile, and
 //     start if disruption.Validate finds them still valid on the cluster as it is then
-//     (else they are abandoned, Decision kind abandon); the loop decides again at once (a
-//     DisruptionInterval later after an abandoned single-node command). A
-//     command cordons its candidates; replacements launch and are ready before the
+//     (else they are abandoned, Decision kind abandon); the loop decides again at once:
+//     after an abandoned Emptiness or multi-node command with the methods after it only
+//     (disruption.Input.After), after an abandoned single-node command a DisruptionInterval
+//     later. A command cordons its candidates; replacements launch and are ready before the
 //     candidates drain. A drain evicts what PodDisruptionBudgets allow, do-not-disrupt pods
 //     aside, every DisruptionInterval until the node is empty; the node is deleted once its
 //     evicted pods have had their terminationGracePeriodSeconds (30 s by default). With the
