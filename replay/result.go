@@ -33,7 +33,8 @@ type Summary struct {
 	// Launched counts nodes launched by provisioning and as replacements.
 	Launched int `json:"launched"`
 	// Terminated counts deleted nodes by reason: empty, underutilized, drift, expiration,
-	// interruption, failure.
+	// interruption, failure, deleting (a start node being deleted or disrupted, drained from the
+	// start).
 	Terminated  map[string]int `json:"terminated"`
 	PodsEvicted int            `json:"podsEvicted"`
 	// Commands counts the disruption commands started, and the consolidation commands
@@ -106,7 +107,8 @@ type Decision struct {
 	Time time.Time `json:"time"`
 	Kind string    `json:"kind"`
 	// Method and Reason of a disruption command (disruption.Method*, and the budget reason);
-	// Reason of a deletion (empty, underutilized, drift, expiration, interruption, failure).
+	// Reason of a deletion (empty, underutilized, drift, expiration, interruption, failure,
+	// deleting).
 	Method string `json:"method,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Nodes launched (launch), candidates (disrupt) or the node concerned.

@@ -107,7 +107,9 @@ func (o Options) withDefaults() Options {
 //     grace periods to end by the drain's start plus that period, and the node goes then at
 //     the latest. Evicted pods are pending again and provisioned like new ones.
 //   - A spot interruption drains the node at once, without PDBs, and the instance is gone
-//     two minutes later; a node failure removes the node and its pods are pending at once.
+//     two minutes later; a node failure removes the node and its pods are pending at once. A
+//     start node Karpenter was deleting or disrupting (disruption.Node.Disrupting) drains
+//     from the start, as its termination would.
 //   - Workloads: a Deployment keeps its replicas (a lost pod is replaced under a new name);
 //     scale-down removes pods in the ReplicaSet controller's order (see scaleDownOrder); a
 //     StatefulSet creates ordinals upwards and removes the highest first; a Job runs

@@ -188,8 +188,31 @@ func newSim(start disruption.Input, events []Event, opts Options) (*sim, error) 
 	if len(in.Pods) > 0 {
 		s.openBatch()
 	}
+	if err := s.drainStartNodesBeingDeleted(); err != nil {
+		return nil, err
+	}
 	s.record()
 	return s, nil
+}
+
+// drainStartNodesBeingDeleted goes on with the start nodes Karpenter was deleting (a
+// deletionTimestamp on the node or its NodeClaim) or disrupting (its karpenter.sh/disrupted
+// taint) when the snapshot was taken, as its termination does: such a node takes no pods, its
+// pods are planned elsewhere, and it drains from the start (reason "deleting"). Which command
+// a disrupted taint belongs to, and whether its replacements are up, the snapshot does not
+// say; Karpenter drains the node either way once they are.
+func (s *sim) drainStartNodesBeingDeleted() error {
+	for _, n := range s.lives {
+		if !n.disrupting {
+			continue
+		}
+		s.change.Cordon = append(s.change.Cordon, n.Name)
+		s.markLeaving(n.Name)
+		if err := s.startDrain(n.Name, "deleting", false); err != nil {
+			return fmt.Errorf("replay: the start cluster: %w", err)
+		}
+	}
+	return nil
 }
 
 // statefulSetClaims makes every StatefulSet of the trace up to its largest replica count,
