@@ -45,7 +45,8 @@ func (s *sim) requestDisruption(t time.Time) {
 	s.schedule(step{at: at, kind: stepDisrupt})
 }
 
-// disrupt runs disruption.Decide on the cluster as it is and starts its commands. Nothing
+// disrupt runs disruption.Decide on the cluster as it is and starts its commands, or holds
+// them for their validation when they are consolidation's (see hold). Nothing
 // is decided when nothing changed and no node reached a time that matters since the last
 // look; then the next such time is queued (a node's consolidateAfter or expiry, or a
 // budget window opening or closing when Decide left a node it could act on).
@@ -88,7 +89,7 @@ func (s *sim) disrupt() error {
 	if s.opts.Observe != nil {
 		s.opts.Observe(Observation{Time: s.now, Disruption: &in, Decisions: &decisions})
 	}
-	if held := consolidation(decisions.Commands); held {
+	if consolidation(decisions.Commands) {
 		s.hold(decisions.Commands)
 	} else {
 		for _, c := range decisions.Commands {
