@@ -94,6 +94,47 @@ func exhaustedPDB(n *nodeState) *pdbUse {
 	return nil
 }
 
+// allowance counts what the candidates of one command take from their NodePools' budgets
+// (for one reason) and from the PodDisruptionBudgets, so that each candidate is checked
+// against what those before it left: Emptiness's and multi-node consolidation's sets, and
+// Validate's.
+type allowance struct {
+	d      *decider
+	reason string
+	taken  map[string]int
+	used   map[*pdbLimit]int
+}
+
+// allowance is an empty allowance for reason; its maps are made by the first admission.
+func (d *decider) allowance(reason string) allowance {
+	return allowance{d: d, reason: reason}
+}
+
+// admit adds the node to the command when its budget and PodDisruptionBudgets still allow it
+// beside the nodes admitted before, and says why not otherwise ("" when admitted).
+func (a *allowance) admit(n *nodeState) string {
+	b := a.d.budgets[n.poolName]
+	if b.remaining(a.reason)-a.taken[n.poolName] <= 0 {
+		return b.blockedReason(a.reason)
+	}
+	for _, u := range n.pdbUse {
+		if u.limit.remaining-a.used[u.limit] < 1 {
+			return fmt.Sprintf("%s, and other candidates of this command already use it", u.limit.describe())
+		}
+	}
+	if a.taken == nil {
+		a.taken = map[string]int{}
+	}
+	a.taken[n.poolName]++
+	for _, u := range n.pdbUse {
+		if a.used == nil {
+			a.used = map[*pdbLimit]int{}
+		}
+		a.used[u.limit] += u.pods
+	}
+	return ""
+}
+
 // movedOnto reports whether earlier commands of this decision moved pods onto the node, and
 // records why that keeps it: removing it now would evict those pods a second time, beyond
 // what its PodDisruptionBudgets were checked for.
@@ -110,14 +151,12 @@ func (d *decider) movedOnto(n *nodeState) bool {
 // emptiness command per decision).
 func (d *decider) emptiness() error {
 	var cands []*nodeState
-	taken := map[string]int{}
+	allow := d.allowance(scheduling.ReasonEmpty)
 	for _, n := range d.ranked(emptinessCandidate) {
-		b := d.budgets[n.poolName]
-		if b.remaining(scheduling.ReasonEmpty)-taken[n.poolName] <= 0 {
-			n.blockWith(b.blockedReason(scheduling.ReasonEmpty))
+		if why := allow.admit(n); why != "" {
+			n.blockWith(why)
 			continue
 		}
-		taken[n.poolName]++
 		cands = append(cands, n)
 	}
 	if len(cands) == 0 {

@@ -1,7 +1,6 @@
 package disruption
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -258,28 +257,11 @@ func containsNode(list []*nodeState, n *nodeState) bool {
 func (d *decider) multiNodeList() ([]*nodeState, map[*nodeState]string) {
 	var list []*nodeState
 	skipped := map[*nodeState]string{}
-	taken := map[string]int{}
-	used := map[*pdbLimit]int{}
+	allow := d.allowance(scheduling.ReasonUnderutilized)
 	for _, c := range d.consolidationCandidates() {
-		b := d.budgets[c.poolName]
-		if b.remaining(scheduling.ReasonUnderutilized)-taken[c.poolName] <= 0 {
-			skipped[c] = b.blockedReason(scheduling.ReasonUnderutilized)
+		if why := allow.admit(c); why != "" {
+			skipped[c] = why
 			continue
-		}
-		ok := true
-		for _, u := range c.pdbUse {
-			if u.limit.remaining-used[u.limit] < 1 {
-				skipped[c] = fmt.Sprintf("%s, and other candidates of this command already use it", u.limit.describe())
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		taken[c.poolName]++
-		for _, u := range c.pdbUse {
-			used[u.limit] += u.pods
 		}
 		list = append(list, c)
 	}

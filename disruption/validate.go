@@ -51,17 +51,11 @@ func Validate(in Input, c Command) (Command, string, error) {
 // validateEmptiness keeps the candidates Emptiness would still take.
 func (d *decider) validateEmptiness(c Command) (Command, string, error) {
 	var valid []*nodeState
-	taken := map[string]int{}
+	allow := d.allowance(scheduling.ReasonEmpty)
 	for _, cand := range c.Candidates {
-		n := d.byName[cand.Node]
-		if n == nil || !emptinessCandidate(n) {
-			continue
+		if n := d.byName[cand.Node]; n != nil && emptinessCandidate(n) && allow.admit(n) == "" {
+			valid = append(valid, n)
 		}
-		if d.budgets[n.poolName].remaining(scheduling.ReasonEmpty)-taken[n.poolName] <= 0 {
-			continue
-		}
-		taken[n.poolName]++
-		valid = append(valid, n)
 	}
 	if len(valid) == 0 {
 		return Command{}, fmt.Sprintf("none of its %d nodes is still empty and disruptable within the budgets", len(c.Candidates)), nil
@@ -72,8 +66,7 @@ func (d *decider) validateEmptiness(c Command) (Command, string, error) {
 // validateConsolidation simulates the command's candidates again.
 func (d *decider) validateConsolidation(c Command) (Command, string, error) {
 	set := make([]*nodeState, 0, len(c.Candidates))
-	taken := map[string]int{}
-	used := map[*pdbLimit]int{}
+	allow := d.allowance(scheduling.ReasonUnderutilized)
 	for _, cand := range c.Candidates {
 		n := d.byName[cand.Node]
 		if n == nil {
@@ -82,16 +75,8 @@ func (d *decider) validateConsolidation(c Command) (Command, string, error) {
 		if !consolidationCandidate(n) {
 			return Command{}, fmt.Sprintf("node %s is no longer a consolidation candidate: %s", n.name, d.notCandidate(n)), nil
 		}
-		b := d.budgets[n.poolName]
-		if b.remaining(scheduling.ReasonUnderutilized)-taken[n.poolName] <= 0 {
-			return Command{}, fmt.Sprintf("node %s: %s", n.name, b.blockedReason(scheduling.ReasonUnderutilized)), nil
-		}
-		taken[n.poolName]++
-		for _, u := range n.pdbUse {
-			if u.limit.remaining-used[u.limit] < 1 {
-				return Command{}, fmt.Sprintf("node %s: %s", n.name, u.limit.describe()), nil
-			}
-			used[u.limit] += u.pods
+		if why := allow.admit(n); why != "" {
+			return Command{}, fmt.Sprintf("node %s: %s", n.name, why), nil
 		}
 		set = append(set, n)
 	}
