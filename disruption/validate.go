@@ -30,9 +30,7 @@ const CommandValidationDelay = 15 * time.Second
 // The error is only for unusable input, as Decide's. A Memo given in in serves Validate as
 // it serves a Decide: it counts as the last decision.
 func Validate(in Input, c Command) (Command, string, error) {
-	switch c.Method {
-	case MethodEmptiness, MethodMultiNodeConsolidation, MethodSingleNodeConsolidation:
-	default:
+	if !Validated(c.Method) {
 		return c, "", nil
 	}
 	d, err := newDecider(in)
@@ -46,6 +44,16 @@ func Validate(in Input, c Command) (Command, string, error) {
 		return d.validateEmptiness(c)
 	}
 	return d.validateConsolidation(c)
+}
+
+// Validated reports whether Karpenter validates a command of method before it starts it
+// (see Validate): Emptiness and consolidation's, not Drift's or Expiration's.
+func Validated(method string) bool {
+	switch method {
+	case MethodEmptiness, MethodMultiNodeConsolidation, MethodSingleNodeConsolidation:
+		return true
+	}
+	return false
 }
 
 // validateEmptiness keeps the candidates Emptiness would still take.
