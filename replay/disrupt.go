@@ -71,17 +71,11 @@ func (s *sim) disrupt() error {
 		}
 		return nil
 	}
-	in := s.disruptionInput()
-	if s.decidePools == nil {
-		// Decide would prepare the NodePools over the whole catalog every 10 s; they change
-		// only with a NodePool update.
-		pools, err := disruption.PreparePools(in)
-		if err != nil {
-			return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
-		}
-		s.decidePools = pools
+	in, err := s.decisionInput()
+	if err != nil {
+		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
 	}
-	in.Pools, in.Memo, in.After = s.decidePools, &s.decideMemo, after
+	in.After = after
 	decisions, err := disruption.Decide(in)
 	if err != nil {
 		return fmt.Errorf("replay: disruption at %s: %w", stamp(s.now), err)
@@ -209,6 +203,22 @@ func (s *sim) nextDeadline() (time.Time, bool) {
 		}
 	}
 	return next, !next.IsZero()
+}
+
+// decisionInput is disruptionInput with what every decision and validation shares: the
+// NodePools, prepared once (Decide would prepare them over the whole catalog every 10 s; they
+// change only with a NodePool update), and the Memo.
+func (s *sim) decisionInput() (disruption.Input, error) {
+	in := s.disruptionInput()
+	if s.decidePools == nil {
+		pools, err := disruption.PreparePools(in)
+		if err != nil {
+			return disruption.Input{}, err
+		}
+		s.decidePools = pools
+	}
+	in.Pools, in.Memo = s.decidePools, &s.decideMemo
+	return in, nil
 }
 
 func (s *sim) disruptionInput() disruption.Input {

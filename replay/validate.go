@@ -18,14 +18,7 @@ type heldCommands struct {
 // single-node), which Karpenter validates before it starts them; Decide's commands all come
 // from one method.
 func consolidation(commands []disruption.Command) bool {
-	if len(commands) == 0 {
-		return false
-	}
-	switch commands[0].Method {
-	case disruption.MethodEmptiness, disruption.MethodMultiNodeConsolidation, disruption.MethodSingleNodeConsolidation:
-		return true
-	}
-	return false
+	return len(commands) > 0 && disruption.Validated(commands[0].Method)
 }
 
 // hold keeps consolidation commands for disruption.CommandValidationDelay, as Karpenter's
@@ -55,8 +48,10 @@ func (s *sim) validate() error {
 	started := false
 	for _, c := range h.commands {
 		if s.version != h.version || s.budgetChangedSince(decidedAt) {
-			in := s.disruptionInput()
-			in.Pools, in.Memo = s.decidePools, &s.decideMemo
+			in, err := s.decisionInput()
+			if err != nil {
+				return fmt.Errorf("replay: validation at %s: %w", stamp(s.now), err)
+			}
 			valid, why, err := disruption.Validate(in, c)
 			if err != nil {
 				return fmt.Errorf("replay: validation at %s: %w", stamp(s.now), err)
