@@ -271,14 +271,12 @@ func (s *sim) startCommand(c disruption.Command) error {
 		if n == nil || n.gone || n.disrupting {
 			continue
 		}
-		n.disrupting = true
+		s.takeOut(n)
 		cmd.candidates = append(cmd.candidates, cand.Node)
-		s.markLeaving(cand.Node)
 	}
 	if len(cmd.candidates) == 0 {
 		return nil
 	}
-	s.change.Cordon = append(s.change.Cordon, cmd.candidates...)
 	if err := s.flush(); err != nil {
 		return err
 	}
@@ -499,11 +497,11 @@ func (s *sim) nodeEvent(ev Event) error {
 		return s.deleteNode(ev.Key, "failure")
 	}
 	s.decisions = append(s.decisions, Decision{Time: s.now, Kind: DecisionInterrupt, Nodes: []string{ev.Key}})
-	if !n.disrupting {
-		n.disrupting = true
-		s.change.Cordon = append(s.change.Cordon, ev.Key)
+	if n.disrupting {
+		s.markLeaving(ev.Key)
+	} else {
+		s.takeOut(n)
 	}
-	s.markLeaving(ev.Key)
 	if d := s.drains[ev.Key]; d != nil {
 		d.force, d.reason = true, "interruption"
 		return s.drainStep(ev.Key)

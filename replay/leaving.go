@@ -10,6 +10,14 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
+// takeOut starts disrupting a node (a command's candidate, an interrupted node, a start node
+// Karpenter was deleting): it is cordoned, and its pods are planned until it is gone.
+func (s *sim) takeOut(n *nodeRec) {
+	n.disrupting = true
+	s.change.Cordon = append(s.change.Cordon, n.Name)
+	s.markLeaving(n.Name)
+}
+
 // markLeaving notes a node the replay is disrupting (a command's candidate, or interrupted):
 // provisioning plans room for its pods until it is gone.
 func (s *sim) markLeaving(name string) {

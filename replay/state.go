@@ -141,6 +141,7 @@ func newSim(start disruption.Input, events []Event, opts Options) (*sim, error) 
 		return nil, err
 	}
 	in.PersistentVolumeClaims = append(in.PersistentVolumeClaims, claims...)
+	var deleting []*nodeRec // start nodes Karpenter was deleting or disrupting
 	for _, n := range start.Nodes {
 		if n == nil || n.Node == nil {
 			return nil, fmt.Errorf("replay: a start node is nil")
@@ -173,7 +174,7 @@ func newSim(start disruption.Input, events []Event, opts Options) (*sim, error) 
 			s.schedule(step{at: start.Now.Add(opts.NodeStartup), kind: stepReady, name: rec.Name})
 		}
 		if n.Disrupting {
-			rec.disrupting = true
+			deleting = append(deleting, rec)
 		}
 	}
 	for _, p := range start.PendingPods {
@@ -188,7 +189,7 @@ func newSim(start disruption.Input, events []Event, opts Options) (*sim, error) 
 	if len(in.Pods) > 0 {
 		s.openBatch()
 	}
-	if err := s.drainStartNodesBeingDeleted(); err != nil {
+	if err := s.drainStartNodesBeingDeleted(deleting); err != nil {
 		return nil, err
 	}
 	s.record()
@@ -201,13 +202,9 @@ func newSim(start disruption.Input, events []Event, opts Options) (*sim, error) 
 // pods are planned elsewhere, and it drains from the start (reason "deleting"). Which command
 // a disrupted taint belongs to, and whether its replacements are up, the snapshot does not
 // say; Karpenter drains the node either way once they are.
-func (s *sim) drainStartNodesBeingDeleted() error {
-	for _, n := range s.lives {
-		if !n.disrupting {
-			continue
-		}
-		s.change.Cordon = append(s.change.Cordon, n.Name)
-		s.markLeaving(n.Name)
+func (s *sim) drainStartNodesBeingDeleted(nodes []*nodeRec) error {
+	for _, n := range nodes {
+		s.takeOut(n)
 		if err := s.startDrain(n.Name, "deleting", false); err != nil {
 			return fmt.Errorf("replay: the start cluster: %w", err)
 		}
