@@ -114,10 +114,14 @@ func (s *sim) disrupt() error {
 
 // nextBudgetChange is the next time after now a NodePool's scheduled disruption budget
 // opens or closes.
-func (s *sim) nextBudgetChange() (time.Time, bool) {
+func (s *sim) nextBudgetChange() (time.Time, bool) { return s.nextBudgetChangeAfter(s.now) }
+
+// nextBudgetChangeAfter is the next time after after a NodePool's scheduled disruption budget
+// opens or closes.
+func (s *sim) nextBudgetChangeAfter(after time.Time) (time.Time, bool) {
 	var next time.Time
 	for _, np := range s.pools {
-		if t, ok := disruption.NextBudgetChange(np, s.now); ok && (next.IsZero() || t.Before(next)) {
+		if t, ok := disruption.NextBudgetChange(np, after); ok && (next.IsZero() || t.Before(next)) {
 			next = t
 		}
 	}

@@ -85,12 +85,8 @@ func (s *sim) validate() error {
 // budgetChangedSince reports whether a NodePool's scheduled budget opened or closed after
 // t, up to now.
 func (s *sim) budgetChangedSince(t time.Time) bool {
-	for _, np := range s.pools {
-		if next, ok := disruption.NextBudgetChange(np, t); ok && !next.After(s.now) {
-			return true
-		}
-	}
-	return false
+	next, ok := s.nextBudgetChangeAfter(t)
+	return ok && !next.After(s.now)
 }
 
 func candidateNames(c disruption.Command) []string {
