@@ -111,30 +111,30 @@ type roomIndex struct {
 	fitting *roomSums
 }
 
-// roomSums holds, by pod requests, the total room of the nodes of an index's all with room
-// for them. Bounds run on several workers at once, hence the lock.
+// roomSums holds, by packing, the total room of the nodes of an index's all that pods of
+// that packing can use (see packing.usable). Bounds run on several workers at once, hence
+// the lock.
 type roomSums struct {
 	mu sync.Mutex
-	by map[vec]vec
+	by map[packing]vec
 }
 
-// roomFitting is the total room of the nodes of all (the gone ones too) with room for v.
-func (ix *roomIndex) roomFitting(v vec) vec {
+// roomFitting is the total room of the nodes of all (the gone ones too) that pods of p can
+// use.
+func (ix *roomIndex) roomFitting(p packing) vec {
 	ix.fitting.mu.Lock()
 	defer ix.fitting.mu.Unlock()
-	if sum, ok := ix.fitting.by[v]; ok {
+	if sum, ok := ix.fitting.by[p]; ok {
 		return sum
 	}
 	var sum vec
 	for _, r := range ix.all {
-		if r.room[0] < v[0] {
+		if r.room[0] < p.smallest[0] {
 			break
 		}
-		if v.fits(r.room) {
-			sum = sum.add(r.room)
-		}
+		sum = sum.add(p.usable(r.room))
 	}
-	ix.fitting.by[v] = sum
+	ix.fitting.by[p] = sum
 	return sum
 }
 
@@ -147,7 +147,7 @@ type roomNode struct {
 // the input gives them, so it serves consolidation, which runs before any command is
 // committed.
 func newRoomIndex(nodes []*nodeState) *roomIndex {
-	ix := &roomIndex{all: make([]roomNode, 0, len(nodes)), fitting: &roomSums{by: map[vec]vec{}}}
+	ix := &roomIndex{all: make([]roomNode, 0, len(nodes)), fitting: &roomSums{by: map[packing]vec{}}}
 	for _, n := range nodes {
 		if !n.removed && !n.in.Node.Spec.Unschedulable {
 			ix.all = append(ix.all, roomNode{n: n, room: n.room})
@@ -334,38 +334,34 @@ func homeless(n *nodeState, rooms *roomIndex, except *nodeState) need {
 
 // crowded is what of the movable pods of set the nodes of rooms (but set's own) cannot take,
 // however the pods are packed: in each dimension, the pods' total less the room of every node
-// with room for the smallest of them. homeless counts the pods that fit on no node; crowded
-// also counts pods that each fit somewhere but are too many for the room there, as when the
-// nodes left with room are few or their room is in small pieces. It costs a lookup per
-// distinct smallest pod and decision (roomFitting), and then the set's and the gone nodes'
-// own rooms, not a scan of every node per set.
+// that the pods can use (see packing: none of a node without room for the smallest of them,
+// and of cpu and memory no more than the other's room allows at the pods' highest ratio).
+// homeless counts the pods that fit on no node; crowded also counts pods that each fit
+// somewhere but are too many for the room there, as when the nodes left with room are few,
+// their room is in small pieces, or it is cpu with no memory beside it. It costs a lookup per
+// distinct packing and decision (roomFitting), and then the set's and the gone nodes' own
+// rooms, not a scan of every node per set.
 func crowded(set []*nodeState, rooms *roomIndex) vec {
-	var smallest, total vec
-	found := false
-	for _, c := range set {
-		for _, k := range c.kinds {
-			if !found {
-				smallest, found = k.v, true
-			}
-			for d := range smallest {
-				smallest[d] = min(smallest[d], k.v[d])
-			}
-			total = total.add(k.v.times(k.count))
-		}
-	}
+	p, found := packingOf(set)
 	if !found {
 		return vec{}
 	}
-	free := rooms.roomFitting(smallest)
+	var total vec
+	for _, c := range set {
+		for _, k := range c.kinds {
+			total = total.add(k.v.times(k.count))
+		}
+	}
+	free := rooms.roomFitting(p)
 	// The nodes the index leaves out, and set's own, are counted there: take them off.
 	for n := range rooms.gone {
-		if n.indexed && smallest.fits(n.room) {
-			free = free.sub(n.room)
+		if n.indexed {
+			free = free.sub(p.usable(n.room))
 		}
 	}
 	for _, c := range set {
-		if c.indexed && !rooms.gone[c] && smallest.fits(c.room) {
-			free = free.sub(c.room)
+		if c.indexed && !rooms.gone[c] {
+			free = free.sub(p.usable(c.room))
 		}
 	}
 	var left vec
