@@ -141,6 +141,24 @@ func TestMultiNodeSearchBeatsSortedPrefix(t *testing.T) {
 	assert.Contains(t, blockedReason(d, "keeper"), "the node has karpenter.sh/do-not-disrupt")
 }
 
+// TestPrefixesOnlyIsKarpentersSearch: with PrefixesOnly, multi-node consolidation tries the
+// prefixes alone, as Karpenter does: every prefix starts with a, whose pod fits nowhere, so
+// it removes nothing, and single-node consolidation then takes b, the first it can.
+func TestPrefixesOnlyIsKarpentersSearch(t *testing.T) {
+	d := decide(t, disruption.Input{
+		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
+		Nodes: []*disruption.Node{
+			running("a", "default", large, "on-demand", pod("big-0", "7500m")),
+			running("b", "default", medium, "on-demand", pod("web-0", "1")),
+			running("c", "default", medium, "on-demand", pod("web-1", "1")),
+			keep(running("keeper", "default", large, "on-demand", pod("keep-0", "6"))),
+		},
+		PrefixesOnly: true,
+	})
+	assert.Equal(t, []string{"SingleNodeConsolidation delete [b] -> [] 0.20"}, summary(d))
+	assert.Contains(t, blockedReason(d, "c"), "single-node consolidation acts on one node per decision and removed b")
+}
+
 func TestMultiNodeRespectsPDBsAcrossItsNodes(t *testing.T) {
 	// Three lightly used nodes; db pods on a and b share a PDB allowing one disruption.
 	d := decide(t, disruption.Input{

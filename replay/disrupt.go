@@ -232,6 +232,7 @@ func (s *sim) disruptionInput() disruption.Input {
 		DaemonSets: in.DaemonSets, Namespaces: in.Namespaces, PersistentVolumeClaims: in.PersistentVolumeClaims,
 		PersistentVolumes: in.PersistentVolumes, StorageClasses: in.StorageClasses, Now: s.now,
 		CommandsOnly: true, // the replay runs the commands; nobody reads why the other nodes stay
+		PrefixesOnly: !s.opts.GrowSets,
 	}
 	// Decide keeps nothing of its input's Nodes, so their arrays serve every decision (at ten
 	// times the pods they were 6% of what a replay allocated).
