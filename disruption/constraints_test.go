@@ -123,10 +123,10 @@ func TestVolumeZoneKeepsANode(t *testing.T) {
 	assert.Contains(t, blockedReason(d, "b"), "pod default/db-0 cannot be rescheduled")
 }
 
-func TestMultiNodeSearchBeatsSortedPrefix(t *testing.T) {
-	// a ranks first but its 7-cpu pod only fits a node of its own type, so every prefix
-	// starting with a fails. Packing finds that b and c both fit on keeper.
-	d := decide(t, disruption.Input{
+// aRanksFirst is a cluster where a ranks first but its 7-cpu pod only fits a node of its own
+// type, so every prefix of the candidates fails, while b and c both fit on keeper.
+func aRanksFirst(prefixesOnly bool) disruption.Input {
+	return disruption.Input{
 		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
 		Nodes: []*disruption.Node{
 			running("a", "default", large, "on-demand", pod("big-0", "7500m")),
@@ -134,7 +134,13 @@ func TestMultiNodeSearchBeatsSortedPrefix(t *testing.T) {
 			running("c", "default", medium, "on-demand", pod("web-1", "1")),
 			keep(running("keeper", "default", large, "on-demand", pod("keep-0", "6"))),
 		},
-	})
+		PrefixesOnly: prefixesOnly,
+	}
+}
+
+func TestMultiNodeSearchBeatsSortedPrefix(t *testing.T) {
+	// Growing an empty set finds that b and c both fit on keeper.
+	d := decide(t, aRanksFirst(false))
 	assert.Equal(t, []string{"MultiNodeConsolidation delete [b c] -> [] 0.40"}, summary(d))
 	assert.ElementsMatch(t, []disruption.Move{{Pod: "default/web-0", To: "keeper"}, {Pod: "default/web-1", To: "keeper"}}, d.Commands[0].Moves)
 	assert.Contains(t, blockedReason(d, "a"), "multi-node consolidation removed other nodes in this decision (b,c)")
@@ -145,16 +151,7 @@ func TestMultiNodeSearchBeatsSortedPrefix(t *testing.T) {
 // prefixes alone, as Karpenter does: every prefix starts with a, whose pod fits nowhere, so
 // it removes nothing, and single-node consolidation then takes b, the first it can.
 func TestPrefixesOnlyIsKarpentersSearch(t *testing.T) {
-	d := decide(t, disruption.Input{
-		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
-		Nodes: []*disruption.Node{
-			running("a", "default", large, "on-demand", pod("big-0", "7500m")),
-			running("b", "default", medium, "on-demand", pod("web-0", "1")),
-			running("c", "default", medium, "on-demand", pod("web-1", "1")),
-			keep(running("keeper", "default", large, "on-demand", pod("keep-0", "6"))),
-		},
-		PrefixesOnly: true,
-	})
+	d := decide(t, aRanksFirst(true))
 	assert.Equal(t, []string{"SingleNodeConsolidation delete [b] -> [] 0.20"}, summary(d))
 	assert.Contains(t, blockedReason(d, "c"), "single-node consolidation acts on one node per decision and removed b")
 }
