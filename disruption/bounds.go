@@ -436,7 +436,9 @@ func boundReason(n need, lower, limit float64) string {
 // single node, one new node no cheaper than it (a node is replaced by one node at most); for
 // several, as many new nodes as the set has at least (several nodes are only consolidated
 // into fewer). Such a set is not one whose pods fit on fewer new nodes at no lower price
-// (prefixSearch's "too short"): its pods fit on no fewer, or some fit nowhere. told is false
+// (prefixSearch's "too short"): its pods fit on no fewer, or some fit nowhere. Under
+// karpenterMultiNode several nodes go into one new node at most, as one node does, and the
+// search reads no "too short" of a failure. told is false
 // when the first round cannot tell, or does not rule the removal out: it is then simulated.
 func (d *decider) firstRound(cluster *scheduling.Cluster, set []*nodeState) (o *outcome, told bool) {
 	change := d.sim.change(set, nil)
@@ -457,9 +459,15 @@ func (d *decider) firstRound(cluster *scheduling.Cluster, set []*nodeState) (o *
 		v := needOf(set, p)
 		n = n.add(need{total: v, largest: v})
 	}
-	if len(set) == 1 {
+	switch {
+	case len(set) == 1:
 		o.bounded = boundReason(n, d.offers.lower(n, true), set[0].price)
-	} else {
+	case d.karpenterMultiNode:
+		// One new node at most, which must hold them all and cost less than the set.
+		if o.bounded = d.offers.countReason(n, 2); o.bounded == "" {
+			o.bounded = boundReason(n, d.offers.lower(n, true), priceOf(set))
+		}
+	default:
 		o.bounded = d.offers.countReason(n, len(set))
 	}
 	if o.bounded == "" {
@@ -516,9 +524,10 @@ func (d *decider) newNodesLower(set []*nodeState, rooms *roomIndex, extra need, 
 }
 
 // multiNodeBound says why removing set, several nodes whose pods may only move to the nodes
-// that stay, cannot be a consolidation ("" when a simulation is needed).
+// that stay, cannot be a consolidation ("" when a simulation is needed). Under
+// karpenterMultiNode, the pods that need a new node must all go to one.
 func (d *decider) multiNodeBound(set []*nodeState) string {
-	return d.setBound(set, d.roomIndex().without(set), need{}, len(set) == 1, priceOf(set))
+	return d.setBound(set, d.roomIndex().without(set), need{}, len(set) == 1 || d.karpenterMultiNode, priceOf(set))
 }
 
 // growRooms is what grow's bounds start from when it adds nodes to set: the room of the nodes

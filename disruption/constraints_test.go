@@ -125,7 +125,7 @@ func TestVolumeZoneKeepsANode(t *testing.T) {
 
 // aRanksFirst is a cluster where a ranks first but its 7-cpu pod only fits a node of its own
 // type, so every prefix of the candidates fails, while b and c both fit on keeper.
-func aRanksFirst(prefixesOnly bool) disruption.Input {
+func aRanksFirst(karpenterMultiNode bool) disruption.Input {
 	return disruption.Input{
 		NodePools: []*scheduling.NodePool{onDemand("default").Obj()},
 		Nodes: []*disruption.Node{
@@ -134,7 +134,7 @@ func aRanksFirst(prefixesOnly bool) disruption.Input {
 			running("c", "default", medium, "on-demand", pod("web-1", "1")),
 			keep(running("keeper", "default", large, "on-demand", pod("keep-0", "6"))),
 		},
-		PrefixesOnly: prefixesOnly,
+		KarpenterMultiNode: karpenterMultiNode,
 	}
 }
 
@@ -147,10 +147,10 @@ func TestMultiNodeSearchBeatsSortedPrefix(t *testing.T) {
 	assert.Contains(t, blockedReason(d, "keeper"), "the node has karpenter.sh/do-not-disrupt")
 }
 
-// TestPrefixesOnlyIsKarpentersSearch: with PrefixesOnly, multi-node consolidation tries the
-// prefixes alone, as Karpenter does: every prefix starts with a, whose pod fits nowhere, so
-// it removes nothing, and single-node consolidation then takes b, the first it can.
-func TestPrefixesOnlyIsKarpentersSearch(t *testing.T) {
+// TestKarpenterMultiNodeTriesPrefixesOnly: Karpenter's multi-node consolidation tries the
+// prefixes alone: every prefix starts with a, whose pod fits nowhere, so it removes nothing,
+// and single-node consolidation then takes b, the first it can.
+func TestKarpenterMultiNodeTriesPrefixesOnly(t *testing.T) {
 	d := decide(t, aRanksFirst(true))
 	assert.Equal(t, []string{"SingleNodeConsolidation delete [b] -> [] 0.20"}, summary(d))
 	assert.Contains(t, blockedReason(d, "c"), "single-node consolidation acts on one node per decision and removed b")

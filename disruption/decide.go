@@ -47,8 +47,8 @@ type decider struct {
 	// keeps what it finds.
 	memoize bool
 	state   simulationState
-	// prefixesOnly is Input.PrefixesOnly.
-	prefixesOnly bool
+	// karpenterMultiNode is Input.KarpenterMultiNode.
+	karpenterMultiNode bool
 	// commandsOnly is Input.CommandsOnly.
 	commandsOnly bool
 	// states is which of its Memo's arrays holds the nodes' states (see Memo.nodeStates).
@@ -95,8 +95,9 @@ type decider struct {
 //     Multi-node consolidation runs Karpenter's binary search over the prefixes of the first
 //     MaxMultiNodeCandidates of the ranked list (and, beyond Karpenter, over longer
 //     prefixes than one found too short to pay for its one new node), then grows the best
-//     set (or an empty one) by one node at a time, which finds sets that are not prefixes
-//     (unless Input.PrefixesOnly); single-node stops at the first success. Candidates rank by hourly price per unit of
+//     set (or an empty one) by one node at a time, which finds sets that are not prefixes;
+//     Input.KarpenterMultiNode keeps it to Karpenter's search and several nodes into one at
+//     most. Single-node stops at the first success. Candidates rank by hourly price per unit of
 //     disruption cost (pod-deletion-cost, priority, lifetime left), ties by name.
 //   - Pods that stay are constraints too (beyond Karpenter, which checks only the pods it
 //     moves): a move that leaves a staying pod's required pod affinity without a matching
@@ -148,9 +149,9 @@ func newDecider(in Input) (*decider, error) {
 		budgets: map[string]*poolBudget{},
 		byName:  make(map[string]*nodeState, len(in.Nodes)),
 
-		commandsOnly: in.CommandsOnly,
-		prefixesOnly: in.PrefixesOnly,
-		after:        in.After,
+		commandsOnly:       in.CommandsOnly,
+		karpenterMultiNode: in.KarpenterMultiNode,
+		after:              in.After,
 	}
 	if in.After != "" && !slices.Contains(methodOrder, in.After) {
 		return nil, fmt.Errorf("after: unknown method %q (use one of %s)", in.After, strings.Join(methodOrder, ", "))

@@ -118,6 +118,20 @@ func TestDecideScenarios(t *testing.T) {
 		},
 		commands: []string{"MultiNodeConsolidation replace [a b c] -> [on-demand/medium on-demand/medium] 0.80"},
 	}, {
+		name: "Karpenter's multi-node consolidation: several nodes into one new node at most",
+		in: func() disruption.Input {
+			return disruption.Input{
+				NodePools: []*scheduling.NodePool{pool("default").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
+				Nodes: []*disruption.Node{
+					running("a", "default", large, "on-demand", apart("db-0")),
+					running("b", "default", large, "on-demand", apart("db-1")),
+					running("c", "default", large, "on-demand", pod("web-0", "1")),
+				},
+				KarpenterMultiNode: true,
+			}
+		},
+		commands: []string{"MultiNodeConsolidation replace [a b] -> [on-demand/medium] 0.60"},
+	}, {
 		name: "several nodes are not consolidated into as many new ones: single-node replaces one at a time",
 		in: func() disruption.Input {
 			return disruption.Input{

@@ -11,9 +11,9 @@ import (
 // PodDisruptionBudgets allow together and keeps the best valid set it finds: first
 // Karpenter's binary search over prefixes of the ranked list (of its first
 // MaxMultiNodeCandidates); then, beyond Karpenter, a binary search over longer prefixes than
-// one found too short (see prefixSearch); then, unless prefixesOnly, it grows the best set
-// (or an empty one) by each other candidate in rank order whose addition saves more, which
-// finds sets that are not prefixes.
+// one found too short (see prefixSearch); then it grows the best set (or an empty one) by
+// each other candidate in rank order whose addition saves more, which finds sets that are
+// not prefixes. Under karpenterMultiNode it runs Karpenter's binary search alone.
 func (d *decider) multiNode() error {
 	list, skipped := d.multiNodeList()
 	if len(list) < 2 {
@@ -23,7 +23,7 @@ func (d *decider) multiNode() error {
 	// stranded says, per candidate whose addition to the set would strand a staying pod's
 	// required affinity, which (see staying.go), for its explanation.
 	stranded := map[*nodeState]string{}
-	if !d.prefixesOnly {
+	if !d.karpenterMultiNode {
 		d.grow(list, &best, stranded)
 	}
 	if best == nil || len(best.cands) < 2 {
@@ -120,6 +120,10 @@ func (d *decider) prefixSearch(list []*nodeState) *outcome {
 		return true
 	}
 	top := min(len(list), MaxMultiNodeCandidates)
+	if d.karpenterMultiNode {
+		binarySearchLengths(2, top, func(n, lo int) bool { return try(list[:n], lo) })
+		return best
+	}
 	searchPrefixLengths(top, func(n, lo int) bool { return try(list[:n], lo) }, func() int { return tooShort })
 	return best
 }

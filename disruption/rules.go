@@ -131,6 +131,9 @@ func (d *decider) check(o *outcome) string {
 	if len(o.cands) == 1 && len(o.replacements) > 1 {
 		return fmt.Sprintf("its pods need %d new nodes; a node is only replaced by one cheaper node", len(o.replacements))
 	}
+	if len(o.cands) > 1 && len(o.replacements) > 1 && d.karpenterMultiNode {
+		return fmt.Sprintf("removing %d nodes needs %d new ones; Karpenter consolidates several nodes into one new node at most", len(o.cands), len(o.replacements))
+	}
 	if len(o.cands) > 1 && len(o.replacements) >= len(o.cands) {
 		return fmt.Sprintf("removing %d nodes needs %d new ones; several nodes are only consolidated into fewer", len(o.cands), len(o.replacements))
 	}

@@ -46,13 +46,14 @@ type Input struct {
 	// placing every other pod, and Summary's cost by workload is left out. The commands are
 	// the ones a full decision gives; a Blocked reason may name another pod than it would.
 	CommandsOnly bool
-	// PrefixesOnly limits multi-node consolidation to Karpenter's search, over prefixes of
-	// the ranked candidates: the best prefix (or, when none is valid, an empty set) is not
-	// grown by other candidates one at a time, which finds sets that are not prefixes. It is
-	// for a caller that decides again every few seconds (a replay), whose next decisions
-	// find most of what growing would, while growing is most of what a decision that
-	// consolidates several nodes of a large cluster costs.
-	PrefixesOnly bool
+	// KarpenterMultiNode makes multi-node consolidation Karpenter's own: Karpenter's binary
+	// search over prefixes of the ranked candidates, nothing beyond it (no second search
+	// above a prefix found too short, no growing of a set beyond the prefixes), and several
+	// nodes consolidate into one new node at most, not into several cheaper ones. It is for
+	// a caller that runs Karpenter's loop (a replay), which then decides what Karpenter
+	// would, at a fraction of the cost: most of what a multi-node decision costs on a large
+	// cluster is the search beyond Karpenter's.
+	KarpenterMultiNode bool
 	// After, when set to a method (Method*), makes Decide try only the methods that come after
 	// it: Karpenter's disruption loop goes on with its next methods, in the same pass, when a
 	// command of one fails its validation (see Validate). Nodes only a method it skips would

@@ -231,8 +231,8 @@ func (s *sim) disruptionInput() disruption.Input {
 		NodePools: s.pools, PodDisruptionBudgets: s.base.PodDisruptionBudgets, PendingPods: in.Pods,
 		DaemonSets: in.DaemonSets, Namespaces: in.Namespaces, PersistentVolumeClaims: in.PersistentVolumeClaims,
 		PersistentVolumes: in.PersistentVolumes, StorageClasses: in.StorageClasses, Now: s.now,
-		CommandsOnly: true, // the replay runs the commands; nobody reads why the other nodes stay
-		PrefixesOnly: !s.opts.GrowSets,
+		CommandsOnly:       true, // the replay runs the commands; nobody reads why the other nodes stay
+		KarpenterMultiNode: !s.opts.NodeplanMultiNode,
 	}
 	// Decide keeps nothing of its input's Nodes, so their arrays serve every decision (at ten
 	// times the pods they were 6% of what a replay allocated).

@@ -53,6 +53,7 @@ func TestReplayUsage(t *testing.T) {
 		{"html comparison", []string{"-f", replayCluster, "--events", replayEvents, "-o", "html", "--compare", replayCluster}, exitUsage, "invalid -o html with --compare"},
 		{"bad until", []string{"-f", replayCluster, "--events", replayEvents, "--until", "tomorrow"}, exitUsage, `invalid --until "tomorrow"`},
 		{"bad startup", []string{"-f", replayCluster, "--events", replayEvents, "--node-startup", "0s"}, exitUsage, "--node-startup and --job-duration must be positive"},
+		{"bad multi-node", []string{"-f", replayCluster, "--events", replayEvents, "--multi-node", "best"}, exitUsage, `invalid --multi-node "best": use karpenter or nodeplan`},
 		{"bad event", []string{"-f", replayCluster, "--events", bad}, exitInput, "events.yaml: events[0].replicas: a scale event needs replicas, 0 or more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

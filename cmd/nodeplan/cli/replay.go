@@ -26,9 +26,9 @@ interruptions, node failures, NodePool updates, node-class drift and marks.
 
 --now is the start (RFC 3339); by default the events file's start: kubereplay's first
 event, or the event list's start field. A Job's pods run for spec.activeDeadlineSeconds,
-else the event's duration, else --job-duration. Multi-node consolidation searches the
-prefixes of its ranked candidates, as Karpenter does; --grow-sets also grows sets beyond
-them, as nodeplan consolidate does.
+else the event's duration, else --job-duration. Multi-node consolidation is Karpenter's
+own (its binary search over the ranked candidates, several nodes into one new node at
+most); --multi-node nodeplan makes it nodeplan consolidate's.
 
 -o json and -o yaml print the nodeplan/v1 Replay document: summary, timeline (one point
 per change of the node set or pending pods), decisions, nodes. -o html writes one
@@ -42,14 +42,14 @@ func Replay(newInput NewInput) Command {
 }
 
 func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, in := newInputFlagSet(prog, "replay", prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [--grow-sets] [--compare PATH...] [-o table|json|yaml|html]", replayDescription, newInput, stderr)
+	fs, in := newInputFlagSet(prog, "replay", prog+" replay %s --events FILE [--catalog aws|synthetic|FILE] [--region R] [--now RFC3339] [--node-startup D] [--job-duration D] [--until RFC3339] [--multi-node karpenter|nodeplan] [--compare PATH...] [-o table|json|yaml|html]", replayDescription, newInput, stderr)
 	var eventsPath, nowFlag, untilFlag string
 	fs.StringVar(&eventsPath, "events", "", "events `FILE`: a kubereplay log or a nodeplan event list")
 	fs.StringVar(&nowFlag, "now", "", "start `time` in RFC 3339 (default: the start the events file gives)")
 	fs.StringVar(&untilFlag, "until", "", "stop at this `time` in RFC 3339 (default: the last event plus 24h)")
 	startup := fs.Duration("node-startup", replay.DefaultNodeStartup, "how long a launched node takes to be ready")
 	jobDuration := fs.Duration("job-duration", replay.DefaultJobDuration, "how long a Job's pods run when neither activeDeadlineSeconds nor the event says")
-	growSets := fs.Bool("grow-sets", false, "let multi-node consolidation grow sets beyond prefixes of its candidates, as nodeplan consolidate does (default: prefixes only, as Karpenter)")
+	multiNode := fs.String("multi-node", "karpenter", "multi-node consolidation: `karpenter`'s own, or nodeplan consolidate's (beyond Karpenter's search, several nodes into several cheaper ones)")
 	var compare pathsFlag
 	fs.Var(&compare, "compare", "another start cluster's manifest `PATH` (repeatable): replay the same events on both and print the summaries side by side")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -64,6 +64,9 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 
 	if eventsPath == "" {
 		return badFlag(stderr, fs, "no events: give the trace with --events FILE (a kubereplay log or a nodeplan event list)")
+	}
+	if *multiNode != "karpenter" && *multiNode != "nodeplan" {
+		return badFlag(stderr, fs, "invalid --multi-node %q: use karpenter or nodeplan", *multiNode)
 	}
 	if *startup <= 0 || *jobDuration <= 0 {
 		return badFlag(stderr, fs, "--node-startup and --job-duration must be positive durations such as 60s or 10m")
@@ -82,7 +85,7 @@ func runReplay(prog string, newInput NewInput, args []string, stdin io.Reader, s
 		}
 		*f.into = t
 	}
-	opts := replay.Options{NodeStartup: *startup, JobDuration: *jobDuration, Until: until, GrowSets: *growSets}
+	opts := replay.Options{NodeStartup: *startup, JobDuration: *jobDuration, Until: until, NodeplanMultiNode: *multiNode == "nodeplan"}
 	bar := newProgressBar(stderr)
 	if bar != nil {
 		opts.Progress = bar.update

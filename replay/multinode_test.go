@@ -13,11 +13,12 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// The replay's multi-node consolidation searches prefixes of the ranked candidates, as
-// Karpenter does; GrowSets grows sets beyond them, as nodeplan consolidate does. Node a ranks
-// first, and its 7.5-cpu pod fits no other node, so every prefix fails: Karpenter's search
-// removes b alone, by single-node consolidation; growing finds b and c together.
-func TestReplaySearchesPrefixesUnlessGrowSets(t *testing.T) {
+// The replay's multi-node consolidation is Karpenter's, which searches prefixes of the ranked
+// candidates; NodeplanMultiNode makes it nodeplan consolidate's, which grows sets beyond them.
+// Node a ranks first, and its 7.5-cpu pod fits no other node, so every prefix fails:
+// Karpenter's search removes b alone, by single-node consolidation; growing finds b and c
+// together.
+func TestReplayMultiNodeIsKarpentersUnlessAsked(t *testing.T) {
 	start := startCluster(0)
 	// Every node may go at once: the default budget of 10% would let multi-node
 	// consolidation take one node only.
@@ -58,7 +59,7 @@ func TestReplaySearchesPrefixesUnlessGrowSets(t *testing.T) {
 	karpenter := firstCommand(replay.Options{})
 	require.Equal(t, disruption.MethodSingleNodeConsolidation, karpenter.Method)
 	require.Equal(t, []string{"b"}, karpenter.Nodes)
-	grown := firstCommand(replay.Options{GrowSets: true})
+	grown := firstCommand(replay.Options{NodeplanMultiNode: true})
 	require.Equal(t, disruption.MethodMultiNodeConsolidation, grown.Method)
 	require.Equal(t, []string{"b", "c"}, grown.Nodes)
 }
