@@ -32,11 +32,11 @@ func benchCluster(tb testing.TB) disruption.Input {
 // cost, peak, launches, evictions and pending p95, and the peak against a plan of the
 // peak workload from scratch.
 //
-// The day still takes half a minute or more on 2 cores (disruption.Decide on a cluster of
-// several hundred nodes, about 5,000 times: over 700,000 what-ifs, most of them answered from the
-// scheduler's first round without a solve), Day16cpu 6.5-8.8 s, Day32cpu 4.0-5.0 s (up to 6 s
-// in the host's slowest minutes), Day32cpu10x 37-45 s (the host varies by a third from one hour
-// to the next), and Day10x hours, past go test's default timeout, so they run
+// The day takes about 20 s on 2 cores (disruption.Decide on a cluster of several hundred
+// nodes, thousands of times: hundreds of thousands of what-ifs, most of them answered from
+// the scheduler's first round without a solve), Day16cpu 5.5 s, Day32cpu 3.4-4.2 s,
+// Day32cpu10x 31-37 s (the host varies by a third from one hour to the next), and Day10x
+// hours, past go test's default timeout, so they run
 // only when asked: NODEPLAN_REPLAY_DAY=1 for all but Day10x, NODEPLAN_REPLAY_DAY=10x for all,
 // with -timeout to match (go test -run '^$' -bench ReplayDay -benchtime 1x -timeout 3h
 // ./replay).

@@ -44,8 +44,8 @@ type Options struct {
 	// beyond Karpenter's prefixes and consolidates several nodes into several cheaper ones
 	// (disruption.Input.KarpenterMultiNode unset). By default the replay's is Karpenter's
 	// own, as the rest of its loop is: on the benchmark's day (BenchmarkReplayDay) it costs
-	// within 3% of nodeplan's either way, with 10-15% fewer launches and evictions, in about
-	// 60% of the time.
+	// within 3% of nodeplan's either way, with 10-15% fewer launches and evictions, in half
+	// to two thirds of the time.
 	NodeplanMultiNode bool
 	// Scheduling are the options of every provisioning solve.
 	Scheduling scheduling.Options
