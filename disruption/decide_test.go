@@ -27,6 +27,19 @@ func TestDecideScenarios(t *testing.T) {
 	mirrorPod := func(name string) *corev1.Pod {
 		return testbuild.Pod(name).CPU("100m").Annotation("kubernetes.io/config.mirror", "abc").Obj()
 	}
+	// apartOnThree is three large on-demand nodes, two of them with a pod that needs a node
+	// of its own: their pods fit on two medium nodes.
+	apartOnThree := func(karpenterMultiNode bool) disruption.Input {
+		return disruption.Input{
+			NodePools: []*scheduling.NodePool{pool("default").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
+			Nodes: []*disruption.Node{
+				running("a", "default", large, "on-demand", apart("db-0")),
+				running("b", "default", large, "on-demand", apart("db-1")),
+				running("c", "default", large, "on-demand", pod("web-0", "1")),
+			},
+			KarpenterMultiNode: karpenterMultiNode,
+		}
+	}
 	tests := []struct {
 		name     string
 		in       func() disruption.Input
@@ -105,31 +118,12 @@ func TestDecideScenarios(t *testing.T) {
 		},
 		blocked: map[string]string{"right": "not less than"},
 	}, {
-		name: "N nodes into M > 1 cheaper nodes when some pods cannot share a node",
-		in: func() disruption.Input {
-			return disruption.Input{
-				NodePools: []*scheduling.NodePool{pool("default").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
-				Nodes: []*disruption.Node{
-					running("a", "default", large, "on-demand", apart("db-0")),
-					running("b", "default", large, "on-demand", apart("db-1")),
-					running("c", "default", large, "on-demand", pod("web-0", "1")),
-				},
-			}
-		},
+		name:     "N nodes into M > 1 cheaper nodes when some pods cannot share a node",
+		in:       func() disruption.Input { return apartOnThree(false) },
 		commands: []string{"MultiNodeConsolidation replace [a b c] -> [on-demand/medium on-demand/medium] 0.80"},
 	}, {
-		name: "Karpenter's multi-node consolidation: several nodes into one new node at most",
-		in: func() disruption.Input {
-			return disruption.Input{
-				NodePools: []*scheduling.NodePool{pool("default").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()},
-				Nodes: []*disruption.Node{
-					running("a", "default", large, "on-demand", apart("db-0")),
-					running("b", "default", large, "on-demand", apart("db-1")),
-					running("c", "default", large, "on-demand", pod("web-0", "1")),
-				},
-				KarpenterMultiNode: true,
-			}
-		},
+		name:     "Karpenter's multi-node consolidation: several nodes into one new node at most",
+		in:       func() disruption.Input { return apartOnThree(true) },
 		commands: []string{"MultiNodeConsolidation replace [a b] -> [on-demand/medium] 0.60"},
 	}, {
 		name: "several nodes are not consolidated into as many new ones: single-node replaces one at a time",
