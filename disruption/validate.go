@@ -107,10 +107,8 @@ func (d *decider) validateConsolidation(c Command) (Command, string, error) {
 
 // notCandidate says why a node is not a consolidation candidate (see consolidationCandidate).
 func (d *decider) notCandidate(n *nodeState) string {
-	for _, why := range []string{n.hard, n.nominated, n.doNotDisrupt, n.pdb, n.underutilized, n.unpriced} {
-		if why != "" {
-			return why
-		}
+	if why := firstNonEmpty(n.hard, n.nominated, n.doNotDisrupt, n.pdb, n.underutilized, n.unpriced); why != "" {
+		return why
 	}
 	if n.empty() {
 		return "it is empty now: Emptiness deletes it"
