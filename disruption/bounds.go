@@ -342,15 +342,9 @@ func homeless(n *nodeState, rooms *roomIndex, except *nodeState) need {
 // distinct packing and decision (roomFitting), and then the set's and the gone nodes' own
 // rooms, not a scan of every node per set.
 func crowded(set []*nodeState, rooms *roomIndex) vec {
-	p, found := packingOf(set)
+	p, total, found := packingOf(set)
 	if !found {
 		return vec{}
-	}
-	var total vec
-	for _, c := range set {
-		for _, k := range c.kinds {
-			total = total.add(k.v.times(k.count))
-		}
 	}
 	free := rooms.roomFitting(p)
 	// The nodes the index leaves out, and set's own, are counted there: take them off.

@@ -21,12 +21,13 @@ type packing struct {
 	cpuPerMemory, memoryPerCPU vec
 }
 
-// packingOf returns the packing of the movable pods of set, and false when there are none.
-func packingOf(set []*nodeState) (packing, bool) {
-	var p packing
-	found, capCPU, capMemory := false, true, true
+// packingOf returns the packing of the movable pods of set and their total requests, and false
+// when there are none.
+func packingOf(set []*nodeState) (p packing, total vec, found bool) {
+	capCPU, capMemory := true, true
 	for _, c := range set {
 		for _, k := range c.kinds {
+			total = total.add(k.v.times(k.count))
 			if !found {
 				p.smallest, p.cpuPerMemory, p.memoryPerCPU, found = k.v, k.v, k.v, true
 			}
@@ -49,7 +50,7 @@ func packingOf(set []*nodeState) (packing, bool) {
 	if !capMemory {
 		p.memoryPerCPU = vec{}
 	}
-	return p, found
+	return p, total, found
 }
 
 // usable is the most of room that pods of the packing can take: all of it when the smallest

@@ -53,11 +53,11 @@ func TestPackingUsable(t *testing.T) {
 		want: vec{1 << 62, 1 << 22, 10},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, ok := packingOf([]*nodeState{tc.set})
+			p, _, ok := packingOf([]*nodeState{tc.set})
 			require.True(t, ok)
 			require.Equal(t, tc.want, p.usable(tc.room))
 		})
 	}
-	_, ok := packingOf([]*nodeState{{}})
+	_, _, ok := packingOf([]*nodeState{{}})
 	require.False(t, ok, "a set without movable pods has no packing")
 }
